@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The literate-drbg pipeline.  `make conform` is the main job, `make check`
+# the tests; both install what is missing first.  See README.md.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+PY := /usr/bin/python3
+export KCACHE ?= $(HOME)/.cache/literate-drbg
+ACCEL ?= tcg
+BOOTS ?=
+export ACCEL BOOTS
+
+# The noweb sources, in tangle.conf's order.
+NW := $(shell awk '$$1 == "source" { print $$2 }' tangle.conf)
+
+.PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
+	host-tests check book bench clean cache-clean
+
+help:
+	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
+	@echo "make check       lint, drift check, checkpatch, host tests, conform; ends with 'N passed, N failed'"
+	@echo "make tangle      write tangled/ from the book"
+	@echo "make kernel      apply tangled/patches to the cached tree and build the test kernel"
+	@echo "make book        render the book (HTML and PDF) into build/book"
+	@echo "make deps        install missing Debian packages (as root)"
+	@echo "make clean       remove build/;  make cache-clean: remove the kernel cache $(KCACHE)"
+
+deps:
+	@tools/deps.sh build
+
+deps-book:
+	@tools/deps.sh book
+
+lint: deps
+	@$(PY) tools/nw.py lint
+
+# One notangle per output, then the series from the edit scripts.
+tangle: deps
+	@echo "tangle: $(words $(NW)) sources -> tangled/"
+	@$(PY) tools/nw.py tangle tangled build/tangle/edits
+	@$(PY) tools/series.py build/tangle/edits tangled/patches
+
+# tangled/ must be exactly what the book makes: tangle into a scratch
+# directory and compare byte for byte.
+drift: deps
+	@rm -rf build/drift && mkdir -p build/drift/out
+	@$(PY) tools/nw.py tangle build/drift/out build/drift/edits
+	@$(PY) tools/series.py build/drift/edits build/drift/out/patches >/dev/null
+	@if diff -r tangled build/drift/out >build/drift/diff.txt; then \
+		echo "drift: tangled/ is what the book makes (byte for byte)"; \
+	else \
+		echo "drift: tangled/ differs from what the book makes:" >&2; \
+		head -20 build/drift/diff.txt >&2; \
+		echo "drift: run 'make tangle' and commit tangled/" >&2; exit 1; \
+	fi
+
+checkpatch: deps
+	@$(PY) tools/checkpatch.py tangled/patches
+
+kernel: tangle
+	@$(PY) tools/kernel.py apply tangled/patches
+	@$(PY) tools/kernel.py build test
+
+conform: kernel
+	@$(PY) conformance/host/conform.py
+
+host-tests: deps
+	@$(PY) tools/host_tests.py
+
+check: deps
+	@$(PY) tools/check.py
+
+book: deps deps-book
+	@echo "book: not yet rendered by this pipeline (see issue: rendered book)" >&2; exit 1
+
+bench:
+	@echo "bench: not yet implemented" >&2; exit 1
+
+clean:
+	rm -rf build
+
+cache-clean:
+	rm -rf "$(KCACHE)"
