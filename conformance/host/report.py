@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Write the conformance report as JSON (machines), Markdown (people) and
+JUnit XML (CI systems), from one dictionary.
+
+A check is {"id", "title", "requirements": [...], "status": "pass" | "fail"
+| "skip", "reason" (required unless pass), "origin", "boot", "details"}.
+"""
+
+import json
+import os
+import xml.etree.ElementTree as ET
+
+
+def summarize(checks):
+    s = {"pass": 0, "fail": 0, "skip": 0}
+    for c in checks:
+        s[c["status"]] += 1
+    return {"passed": s["pass"], "failed": s["fail"], "skipped": s["skip"],
+            "total": len(checks)}
+
+
+def validate(checks):
+    problems = []
+    seen = set()
+    for c in checks:
+        if c["status"] not in ("pass", "fail", "skip"):
+            problems.append(f"{c['id']}: status {c['status']!r}")
+        if c["status"] != "pass" and not c.get("reason"):
+            problems.append(f"{c['id']}: {c['status']} without a reason")
+        if c["id"] in seen:
+            problems.append(f"{c['id']}: reported twice")
+        seen.add(c["id"])
+    return problems
+
+
+def write_json(report, path):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(report, f, indent=1, sort_keys=False)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def write_markdown(report, path):
+    s = report["summary"]
+    out = [f"# Conformance report ({report['started']})", "",
+           f"**{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped** "
+           f"of {s['total']} checks.", ""]
+    k = report.get("kernel", {})
+    out += ["## Build and run", "",
+            "| item | value |", "|---|---|",
+            f"| kernel release | {_cell(k.get('release', '?'))} |",
+            f"| base package | {_cell(k.get('base', '?'))} |",
+            f"| series head | {_cell(k.get('series_head', '?'))} |",
+            f"| .config sha256 | `{k.get('config_sha256', '?')}` |"]
+    for name, ver in sorted(report.get("packages", {}).items()):
+        out.append(f"| package {name} | {_cell(ver)} |")
+    out.append("")
+    out += ["## Boots", "", "| boot | outcome | seconds | accel | CPU | RDRAND | "
+            "CRNG ready at /init | QEMU command line |", "|---|---|---|---|---|---|---|---|"]
+    for b in report.get("boots", []):
+        out.append(f"| {b['name']} | {b['outcome']} | {b['seconds']} | {b['accel']} "
+                   f"| {_cell(b['cpu'])} | {b.get('rdrand')} | "
+                   f"{b.get('crng_ready_at_init')} | `{_cell(b['qemu'])}` |")
+    out.append("")
+    bad = [c for c in report["checks"] if c["status"] != "pass"]
+    if bad:
+        out += ["## Failed and skipped", "", "| check | status | reason |",
+                "|---|---|---|"]
+        for c in bad:
+            out.append(f"| {c['id']} | {c['status']} | {_cell(c.get('reason', ''))} |")
+        out.append("")
+    out += ["## All checks", "", "| check | status | requirements | counts |",
+            "|---|---|---|---|"]
+    for c in report["checks"]:
+        counts = ", ".join(f"{k}={v}" for k, v in c.get("counts", {}).items())
+        out.append(f"| {c['id']} | {c['status']} | {', '.join(c.get('requirements', []))} "
+                   f"| {_cell(counts)} |")
+    out += ["", "## Tangled files", "", "| file | sha256 |", "|---|---|"]
+    for f, h in sorted(report.get("tangled", {}).items()):
+        out.append(f"| {f} | `{h}` |")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def write_junit(report, path):
+    suites = ET.Element("testsuites", name="literate-drbg conformance")
+    groups = {}
+    for c in report["checks"]:
+        group = c["id"].rsplit(".", 1)[0] if "." in c["id"] else c["id"]
+        groups.setdefault(group, []).append(c)
+    for group, checks in groups.items():
+        s = summarize(checks)
+        ts = ET.SubElement(suites, "testsuite", name=group, tests=str(s["total"]),
+                           failures=str(s["failed"]), skipped=str(s["skipped"]))
+        for c in checks:
+            tc = ET.SubElement(ts, "testcase", classname=group,
+                               name=c["id"].rsplit(".", 1)[-1])
+            if c["status"] == "fail":
+                ET.SubElement(tc, "failure", message=c.get("reason", "")[:500]).text = \
+                    json.dumps(c.get("details", {}), indent=1)[:20000]
+            elif c["status"] == "skip":
+                ET.SubElement(tc, "skipped", message=c.get("reason", "")[:500])
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def write_all(report, outdir):
+    report["summary"] = summarize(report["checks"])
+    write_json(report, os.path.join(outdir, "report.json"))
+    write_markdown(report, os.path.join(outdir, "report.md"))
+    write_junit(report, os.path.join(outdir, "report.xml"))
