@@ -18,7 +18,7 @@ export ACCEL BOOTS
 NW := $(shell awk '$$1 == "source" { print $$2 }' tangle.conf)
 
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
-	host-tests check book bench clean cache-clean
+	host-tests check book bench clean cache-clean prodconfig prodcheck
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -67,6 +67,15 @@ kernel: tangle
 
 conform: kernel
 	@$(PY) conformance/host/conform.py
+
+# Debian's production config with the series: test options off (fast), and
+# the touched files compiled with it (slower; run before resolving).
+prodconfig: deps
+	@$(PY) tools/prodconfig.py check
+
+prodcheck: deps
+	@$(PY) tools/prodconfig.py check
+	@$(PY) tools/prodconfig.py build
 
 host-tests: deps
 	@$(PY) tools/host_tests.py

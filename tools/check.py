@@ -6,8 +6,9 @@ Steps (each runs even if an earlier one failed, so the summary is whole):
   1. the tangle lint                       host.tangle.lint
   2. the drift check: tangled/ == book     host.tangle.drift
   3. checkpatch --strict on each patch     host.checkpatch.<patch>
-  4. the host unit tests (tests/host)      host.unit.*
-  5. make conform: build, boot, check      everything in report.json
+  4. Debian's config: test options off     host.prodconfig.test-options-off
+  5. the host unit tests (tests/host)      host.unit.*
+  6. make conform: build, boot, check      everything in report.json
 The host results are merged into build/conformance/report.json, and the
 last line printed is "N passed, N failed, N skipped", summed over all.
 """
@@ -78,6 +79,19 @@ def main():
         checks.append({"id": "host.checkpatch", "origin": "host", "status": "fail",
                        "reason": f"checkpatch did not run: {e}"})
 
+    step("production config: test options off")
+    pc_json = os.path.join(OUT, "prodconfig.json")
+    if os.path.exists(pc_json):
+        os.unlink(pc_json)
+    rc, timings["prodconfig"] = run([PY, "tools/prodconfig.py", "check", "--json",
+                                     pc_json])
+    try:
+        with open(pc_json) as f:
+            checks += json.load(f)
+    except (OSError, ValueError) as e:
+        checks.append({"id": "host.prodconfig.test-options-off", "origin": "host",
+                       "status": "fail", "reason": f"prodconfig did not run: {e}"})
+
     step("host unit tests")
     ht_json = os.path.join(OUT, "host-tests.json")
     rc, timings["host-tests"] = run([PY, "tools/host_tests.py", "--json", ht_json])
@@ -107,7 +121,7 @@ def main():
 
     req_map = reqs.by_test(reqs.read(nwconf.load(os.path.join(TOP, "tangle.conf")).sources))
     for c in checks:
-        c["requirements"] = req_map.get(c["id"], [])
+        c["requirements"] = reqs.for_check(req_map, c["id"])
     with open(os.path.join(OUT, "host-checks.json"), "w") as f:
         json.dump(checks, f, indent=1)
     if rep is not None:

@@ -67,3 +67,16 @@ def by_test(reqs):
         for t in r.tests:
             out.setdefault(t, []).append(r.id)
     return out
+
+
+def for_check(by_test_map, check_id):
+    """Requirements of a check, also through its dotted prefixes: the check
+    kunit.drbg_seed.instantiate_layout.drbg_pr_sha1 (one parameter of a
+    parameterised case) inherits those of kunit.drbg_seed.instantiate_layout."""
+    out = []
+    parts = check_id.split(".")
+    for i in range(len(parts), 0, -1):
+        for r in by_test_map.get(".".join(parts[:i]), []):
+            if r not in out:
+                out.append(r)
+    return out

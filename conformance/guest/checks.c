@@ -26,6 +26,10 @@ void run_checks(const char *mode)
 		check_proc_crypto();
 		return;
 	}
+	if (!strcmp(mode, "drbg")) {
+		check_drbg_trace();
+		return;
+	}
 	if (!strcmp(mode, "idle"))
 		return;
 	if (!strcmp(mode, "hang")) {

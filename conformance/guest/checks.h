@@ -17,5 +17,6 @@ int crng_ready_now(void);
 
 /* Individual checks. */
 void check_proc_crypto(void);
+void check_drbg_trace(void);
 
 #endif

@@ -48,9 +48,12 @@ BASE_APPEND = ("console=ttyS0 panic=-1 oops=panic random.trust_cpu=off "
 # kernel parameters, a timeout in seconds, and what ends it ("end": the
 # guest's own end marker; "panic": an expected panic).
 BOOTS = [
-    {"name": "main", "mode": "checks", "append": "", "timeout": 900,
-     "expect": "end",
-     "title": "KUnit suites at boot (CRNG not ready), then the guest checks"},
+    {"name": "main", "mode": "checks", "timeout": 900, "expect": "end",
+     "append": "kunit.filter_glob=random_blocking*",
+     "title": "blocking API KUnit suites (CRNG not ready at first), guest checks"},
+    {"name": "drbg", "mode": "drbg", "timeout": 900, "expect": "end",
+     "append": "kunit.filter_glob=drbg*",
+     "title": "DRBG seeding KUnit suites (CRNG not ready at first), guest checks"},
     # A self-test of the harness: a guest that never ends must be killed at
     # its timeout and reported as hung, with the tail of its console.
     {"name": "harness-hang", "mode": "hang", "append": "", "timeout": 20,
@@ -117,28 +120,176 @@ def kunit_checks(console_path, boot, src):
     status_map = {kunit_parser.TestStatus.SUCCESS: "pass",
                   kunit_parser.TestStatus.SKIPPED: "skip"}
     checks = []
+
+    def add(cid, title, t, log):
+        st = status_map.get(t.status, "fail")
+        diag = [ln.strip() for ln in log if ln.strip().startswith("#")]
+        c = {"id": cid, "title": title, "origin": "kunit", "boot": boot,
+             "status": st, "details": {"log": diag[-40:]}}
+        if st == "skip":
+            c["reason"] = skip_reason.get(t.name) or "skipped by KUnit"
+        elif st == "fail":
+            fails = [d for d in diag if "Expected" in d or "ASSERT" in d or
+                     "EXPECT" in d or "failed" in d.lower()]
+            c["reason"] = ("; ".join(fails[:3]) or
+                           f"KUnit status {t.status.name}")[:1000]
+        checks.append(c)
+
     for suite in test.subtests:
-        cases = suite.subtests or [suite]
-        for case in cases:
-            cid = f"kunit.{suite.name}.{case.name}" if case is not suite else \
-                f"kunit.{suite.name}"
-            st = status_map.get(case.status, "fail")
-            diag = [ln.strip() for ln in case.log if ln.strip().startswith("#")]
-            c = {"id": cid, "title": f"KUnit {suite.name}: {case.name}",
-                 "origin": "kunit", "boot": boot, "status": st,
-                 "details": {"log": diag[-40:]}}
-            if st == "skip":
-                c["reason"] = skip_reason.get(case.name) or "skipped by KUnit"
-            elif st == "fail":
-                fails = [d for d in diag if "Expected" in d or "ASSERT" in d or
-                         "EXPECT" in d or "failed" in d.lower()]
-                c["reason"] = ("; ".join(fails[:3]) or
-                               f"KUnit status {case.status.name}")[:1000]
-            checks.append(c)
+        for case in suite.subtests or [suite]:
+            base = f"kunit.{suite.name}.{case.name}" if case is not suite \
+                else f"kunit.{suite.name}"
+            if case.subtests:
+                # A parameterised case: one check per parameter.
+                for param in case.subtests:
+                    add(f"{base}.{param.name}",
+                        f"KUnit {suite.name}: {case.name} [{param.name}]",
+                        param, case.log + param.log)
+            else:
+                add(base, f"KUnit {suite.name}: {case.name}", case, case.log)
     if not checks:
         checks.append({"id": f"kunit.{boot}", "title": "KUnit output", "origin": "kunit",
                        "boot": boot, "status": "fail",
                        "reason": "no KUnit results in the console log"})
+    return checks
+
+
+# Security strength in bytes per DRBG core (SP 800-90A tables 2 and 3),
+# and the (get_random_bytes, Jitter RNG) parts of each seed path in units
+# of the strength: the book's table of seed paths, restated here so that
+# the host checks the kernel's figures against its own expectation.
+STRENGTH = {"ctr_aes128": 16, "ctr_aes192": 24, "ctr_aes256": 32, "sha1": 16,
+            "sha256": 32, "sha384": 32, "sha512": 32, "hmac_sha1": 16,
+            "hmac_sha256": 32, "hmac_sha384": 32, "hmac_sha512": 32}
+SEED_PATHS = {
+    "instantiate": (1.5, 1.5), "instantiate-unseeded": (1.5, 1.5),
+    "reseed-explicit": (1, 1), "reseed-pr": (1, 1), "reseed-threshold": (1, 1),
+    "reseed-300s": (1, 0), "reseed-async": (1, 0),
+    "instantiate-nojent": (1.5, 0), "reseed-nojent": (1, 0),
+    "instantiate-jentfail": (1.5, 0), "reseed-jentfail": (1, 0),
+}
+SEEDLEN = re.compile(r"seedlen (drbg_(no)?pr_(\S+)) (\S+) total=(\d+) grb=(\d+) "
+                     r"jent=(\d+) extra=(\d+) layout=(\w+)")
+
+
+def seed_lengths(console_paths):
+    """The seed lengths the KUnit suites measured, next to the expected ones,
+    and a check that every instance has every path it should, as expected."""
+    table = {}
+    for path in console_paths:
+        with open(path, errors="replace") as f:
+            for ln in f:
+                m = SEEDLEN.search(ln)
+                if not m:
+                    continue
+                driver, nopr, core, sp = m.group(1), m.group(2), m.group(3), m.group(4)
+                total, grb, jent, extra = (int(m.group(i)) for i in range(5, 9))
+                s = STRENGTH.get(core)
+                exp = SEED_PATHS.get(sp)
+                want = (int(exp[0] * s), int(exp[1] * s)) if s and exp else None
+                table.setdefault(driver, {})[sp] = {
+                    "measured": {"total": total, "grb": grb, "jent": jent,
+                                 "extra": extra, "layout": m.group(9)},
+                    "expected": {"grb": want[0], "jent": want[1]} if want else None,
+                    "match": bool(want) and (grb, jent) == want and
+                    total == grb + jent + extra and m.group(9) == "ok"}
+    problems = []
+    for pr in ("pr", "nopr"):
+        for core in STRENGTH:
+            d = f"drbg_{pr}_{core}"
+            need = ["instantiate", "reseed-explicit", "reseed-threshold",
+                    "instantiate-nojent", "reseed-nojent", "instantiate-jentfail",
+                    "reseed-jentfail", "reseed-pr" if pr == "pr" else "reseed-300s"]
+            if pr == "nopr":
+                need.append("reseed-async")
+            for sp in need:
+                e = table.get(d, {}).get(sp)
+                if e is None:
+                    problems.append(f"{d} {sp}: not measured")
+                elif not e["match"]:
+                    problems.append(f"{d} {sp}: measured {e['measured']}, "
+                                    f"expected {e['expected']}")
+    check = {"id": "drbg.seed-lengths", "origin": "harness",
+             "title": "seed lengths of every path of all 22 instances, measured "
+                      "by KUnit, against the host's own table",
+             "status": "pass" if not problems else "fail",
+             "counts": {"instances": len(table),
+                        "measurements": sum(len(v) for v in table.values()),
+                        "mismatches": len(problems)},
+             "details": {"problems": problems[:40]}}
+    if problems:
+        check["reason"] = f"{len(problems)} problem(s), first: {problems[0]}"
+    return table, check
+
+
+def trace_layout_problems(rec):
+    """Check one trace record of drbg_trace.c against the book's layout."""
+    m = re.match(r"drbg_(no)?pr_(\S+)$", rec["driver"])
+    s = STRENGTH.get(m.group(2)) if m else None
+    if not s:
+        return [f"unknown driver {rec['driver']}"]
+    pr = m.group(1) is None
+    p = s + s // 2
+    pers, addtl = bytes.fromhex(rec["pers"]), bytes.fromhex(rec["addtl"])
+    seeds = [bytes.fromhex(x["hex"]) for x in rec["seeds"]]
+    want = [(False, p, pers), (True, s, addtl)] + ([(True, s, b"")] if pr else [])
+    problems = []
+    if rec["err"]:
+        return [f"kernel error {rec['err']} at step {rec['step']}"]
+    if len(seeds) != len(want):
+        return [f"{len(seeds)} seedings, expected {len(want)}"]
+    for i, ((reseed, part, extra), x, seed) in enumerate(zip(want, rec["seeds"], seeds)):
+        if bool(x["reseed"]) != reseed or x["len"] != 2 * part + len(extra) \
+                or len(seed) != x["len"]:
+            problems.append(f"seeding {i}: reseed={x['reseed']} len={x['len']}, "
+                            f"expected reseed={int(reseed)} len={2 * part + len(extra)}")
+            continue
+        grb, jent, tail = seed[:part], seed[part:2 * part], seed[2 * part:]
+        if tail != extra:
+            problems.append(f"seeding {i}: does not end with the string given")
+        if rec["pattern"] and jent != b"\x5a" * part:
+            problems.append(f"seeding {i}: bytes {part}..{2 * part} are not the "
+                            "Jitter pattern")
+        if grb == b"\x5a" * part:
+            problems.append(f"seeding {i}: the get_random_bytes part is the pattern")
+        if not rec["pattern"] and jent == b"\x5a" * part:
+            problems.append(f"seeding {i}: real Jitter bytes equal the pattern")
+    return problems
+
+
+def drbg_trace_checks(recs):
+    """One check per instance from the guest's trace records: layout, and
+    the output recomputed by the host's SP 800-90A model from the seeds."""
+    try:
+        import drbg_model  # noqa: F401  (the host model, if present)
+    except ImportError:
+        drbg_model = None
+    by = {}
+    for r in recs:
+        if r.get("type") == "trace":
+            by.setdefault(r["driver"], []).append(r)
+    checks = []
+    for drv in sorted(by):
+        problems, recomputed = [], 0
+        for rec in by[drv]:
+            tag = "pattern" if rec["pattern"] else "real"
+            problems += [f"{tag}: {x}" for x in trace_layout_problems(rec)]
+            if drbg_model is not None and not rec["err"] and hasattr(drbg_model, "replay_trace"):
+                out = drbg_model.replay_trace(drv, rec)
+                recomputed += 1
+                if out != bytes.fromhex(rec["out"]):
+                    problems.append(f"{tag}: the host model computes "
+                                    f"{out.hex()[:32]}... from these seeds, the "
+                                    f"kernel gave {rec['out'][:32]}...")
+        c = {"id": f"drbg.trace.{drv}", "origin": "host",
+             "title": f"{drv}: seed material of real seedings (layout, and the "
+                      "output recomputed from it)",
+             "status": "fail" if problems else "pass",
+             "counts": {"traces": len(by[drv]), "recomputed": recomputed},
+             "details": {"problems": problems[:10]}}
+        if problems:
+            c["reason"] = "; ".join(problems[:3])
+        checks.append(c)
     return checks
 
 
@@ -237,6 +388,7 @@ def run_boot(spec, args, bzimage, init, src, outdir):
             checks.append({"id": f"boot.{name}.results-line-{r['line']}",
                            "origin": "harness", "boot": name, "status": "fail",
                            "reason": f"unreadable results line: {r['text']}"})
+    checks += drbg_trace_checks(recs)
     return info, checks
 
 
@@ -266,8 +418,14 @@ def main():
         info, cs = run_boot(spec, args, bzimage, init, src, args.out)
         boots.append(info)
         checks += cs
+    consoles = [os.path.join(args.out, "boots", b["name"], "console.log")
+                for b in boots if b["name"] == "drbg"]
+    seed_table = None
+    if consoles and os.path.exists(consoles[0]):
+        seed_table, seed_check = seed_lengths(consoles)
+        checks.append(seed_check)
     for c in checks:
-        c["requirements"] = requirement_map.get(c["id"], [])
+        c["requirements"] = reqs.for_check(requirement_map, c["id"])
     problems = report.validate(checks)
     for p in problems:
         checks.append({"id": f"harness.report.{len(checks)}", "origin": "harness",
@@ -295,6 +453,7 @@ def main():
                    "build_dir": build},
         "tangled": tangled,
         "boots": boots,
+        "drbg_seed_lengths": seed_table,
         "checks": checks,
     }
     rep["duration_s"] = round(time.time() - t0, 1)

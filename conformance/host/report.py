@@ -67,6 +67,29 @@ def write_markdown(report, path):
                    f"| {_cell(b['cpu'])} | {b.get('rdrand')} | "
                    f"{b.get('crng_ready_at_init')} | `{_cell(b['qemu'])}` |")
     out.append("")
+    seeds = report.get("drbg_seed_lengths")
+    if seeds:
+        paths = ["instantiate", "reseed-explicit", "reseed-pr", "reseed-threshold",
+                 "reseed-300s", "reseed-async", "instantiate-nojent", "reseed-nojent",
+                 "instantiate-jentfail", "reseed-jentfail"]
+        out += ["## DRBG seed lengths (measured / expected)", "",
+                "Bytes from get_random_bytes() + bytes from the Jitter RNG, as "
+                "measured by the KUnit suites in the kernel, against the host's "
+                "own table.", "",
+                "| instance | " + " | ".join(paths) + " |",
+                "|---|" + "---|" * len(paths)]
+        for drv in sorted(seeds):
+            cells = []
+            for p in paths:
+                e = seeds[drv].get(p)
+                if not e:
+                    cells.append("-")
+                    continue
+                m, x = e["measured"], e["expected"] or {}
+                mark = "" if e["match"] else " **MISMATCH**"
+                cells.append(f"{m['grb']}+{m['jent']} / {x.get('grb')}+{x.get('jent')}{mark}")
+            out.append(f"| {drv} | " + " | ".join(cells) + " |")
+        out.append("")
     bad = [c for c in report["checks"] if c["status"] != "pass"]
     if bad:
         out += ["## Failed and skipped", "", "| check | status | reason |",

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The seed material of real seedings, from outside the kernel: for each of
+ * the 22 DRBG instances, twice (the Jitter RNG's output replaced by the
+ * pattern 0x5a, and the real Jitter RNG), ask /sys/kernel/debug/drbg_cavp/
+ * trace to instantiate, reseed and generate, and print every seeding's
+ * bytes and the output as one JSON record.  The host checks the layout
+ * and recomputes the output with its own SP 800-90A model
+ * (conformance/host/conform.py, drbg_trace_checks).
+ */
+#include "checks.h"
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TRACE_PATH	"/sys/kernel/debug/drbg_cavp/trace"
+#define TRACE_OUTLEN	64
+#define REPLY_MAX	(16 + 8 * (12 + 256) + 4 + 4096)
+
+static const char trace_pers[] = "conformance trace personalization";
+static const char trace_addtl[] = "conformance trace additional input";
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	static const char d[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = d[b[i] >> 4];
+		out[2 * i + 1] = d[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* One trace; prints its record; returns 0 when the kernel reported no error. */
+static int trace_one(const char *driver, int pattern)
+{
+	size_t pl = sizeof(trace_pers) - 1, al = sizeof(trace_addtl) - 1;
+	size_t total = 88 + pl + al, off;
+	static uint8_t req[512], reply[REPLY_MAX];
+	static char line[16384], h[2 * 4096 + 1];
+	uint32_t nseeds, i;
+	int fd, err;
+	ssize_t n;
+
+	memset(req, 0, sizeof(req));
+	memcpy(req, "DCT1", 4);
+	put32(req + 4, total);
+	put32(req + 8, pattern ? 1 : 0);
+	put32(req + 12, TRACE_OUTLEN);
+	snprintf((char *)req + 16, 64, "%s", driver);
+	put32(req + 80, pl);
+	put32(req + 84, al);
+	memcpy(req + 88, trace_pers, pl);
+	memcpy(req + 88 + pl, trace_addtl, al);
+
+	fd = open(TRACE_PATH, O_RDWR);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, req, total) != (ssize_t)total) {
+		err = -errno;
+		close(fd);
+		return err ? err : -EIO;
+	}
+	n = pread(fd, reply, sizeof(reply), 0);
+	close(fd);
+	if (n < 20 || memcmp(reply, "DTR1", 4))
+		return -EPROTO;
+	err = (int32_t)get32(reply + 4);
+	nseeds = get32(reply + 12);
+	off = (size_t)snprintf(line, sizeof(line),
+			       "{\"type\":\"trace\",\"driver\":\"%s\",\"pattern\":%s,"
+			       "\"err\":%d,\"step\":%u,\"pers\":\"", driver,
+			       pattern ? "true" : "false", err, get32(reply + 8));
+	hex(h, (const uint8_t *)trace_pers, pl);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "%s\",\"addtl\":\"", h);
+	hex(h, (const uint8_t *)trace_addtl, al);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "%s\",\"seeds\":[", h);
+	n = 16;
+	for (i = 0; i < nseeds && i < 8; i++) {
+		uint32_t reseed = get32(reply + n), len = get32(reply + n + 4);
+		uint32_t stored = get32(reply + n + 8);
+
+		hex(h, reply + n + 12, stored);
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					"%s{\"reseed\":%u,\"len\":%u,\"hex\":\"%s\"}",
+					i ? "," : "", reseed, len, h);
+		n += 12 + stored;
+	}
+	hex(h, reply + n + 4, get32(reply + n));
+	snprintf(line + off, sizeof(line) - off, "],\"out\":\"%s\"}", h);
+	report_line("%s", line);
+	return err;
+}
+
+void check_drbg_trace(void)
+{
+	int i, p, ok = 0, bad = 0;
+	char why[512] = "";
+
+	if (access(TRACE_PATH, F_OK)) {
+		report_check("guest.drbg.trace", "skip",
+			     "no " TRACE_PATH ": kernel without CONFIG_CRYPTO_DRBG_CAVP_DEBUGFS",
+			     NULL);
+		return;
+	}
+	for (i = 0; i < 22; i++) {
+		for (p = 1; p >= 0; p--) {
+			int err = trace_one(drbg_drivers[i], p);
+
+			if (!err) {
+				ok++;
+				continue;
+			}
+			if (!bad++)
+				snprintf(why, sizeof(why), "%s (pattern %d): error %d",
+					 drbg_drivers[i], p, err);
+		}
+	}
+	if (bad)
+		report_check("guest.drbg.trace", "fail", why,
+			     "\"traced\":%d,\"failed\":%d", ok, bad);
+	else
+		report_check("guest.drbg.trace", "pass", NULL,
+			     "\"traced\":%d,\"failed\":0", ok);
+}

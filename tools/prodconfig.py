@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Debian's production configuration with the series applied.
+
+  prodconfig.py check [--json OUT]   olddefconfig of Debian's amd64 config on
+                                     the patched tree; every test option of
+                                     the book must be off
+  prodconfig.py build                also compile the files the series
+                                     touches with that configuration
+
+The configuration is config.amd64_none_amd64.xz of Debian's
+linux-config-6.1 package (the same version as the pinned linux-source-6.1).
+It is resolved in a scratch build directory of the kernel cache, so the
+test kernel's build directory is not touched.
+"""
+
+import json
+import lzma
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kernel  # noqa: E402
+import nwconf  # noqa: E402
+
+DEBIAN_CONFIG = "/usr/src/linux-config-6.1/config.amd64_none_amd64.xz"
+# Every option the series adds for testing, and the stock CAVP interface
+# of algif_rng, which a production kernel has no business with either.
+TEST_OPTIONS = [
+    "CONFIG_RANDOM_BLOCKING_KUNIT_TEST",
+    "CONFIG_CRYPTO_DRBG_TEST_HOOKS",
+    "CONFIG_CRYPTO_DRBG_KUNIT_TEST",
+    "CONFIG_CRYPTO_DRBG_CAVP_DEBUGFS",
+    "CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS",
+    "CONFIG_CRYPTO_JITTERENTROPY_KUNIT_TEST",
+    "CONFIG_CRYPTO_USER_API_RNG_CAVP",
+]
+# What the production kernel must still have: the DRBG and the Jitter RNG
+# (as modules in Debian), FIPS mode available, crypto self-tests on.
+REPORTED = ["CONFIG_CRYPTO_DRBG", "CONFIG_CRYPTO_DRBG_HASH", "CONFIG_CRYPTO_DRBG_CTR",
+            "CONFIG_CRYPTO_JITTERENTROPY", "CONFIG_CRYPTO_FIPS",
+            "CONFIG_CRYPTO_MANAGER_DISABLE_TESTS", "CONFIG_KUNIT", "CONFIG_DEBUG_FS"]
+
+
+def resolve():
+    conf = nwconf.load(os.path.join(kernel.TOP, "tangle.conf"))
+    version, src = kernel.ensure_pristine(conf=conf)
+    if not os.path.exists(DEBIAN_CONFIG):
+        sys.exit(f"prodconfig: {DEBIAN_CONFIG} missing: run 'make deps' "
+                 "(package linux-config-6.1)")
+    build = os.path.join(kernel.tree_dir(version), "build-prod")
+    os.makedirs(build, exist_ok=True)
+    with lzma.open(DEBIAN_CONFIG, "rt") as f:
+        text = f.read()
+    # Debian signs with keys its build system provides; they are not in the
+    # source tarball and play no part in what is compiled here.
+    text = re.sub(r'^CONFIG_SYSTEM_TRUSTED_KEYS=.*$', 'CONFIG_SYSTEM_TRUSTED_KEYS=""',
+                  text, flags=re.M)
+    text = re.sub(r'^CONFIG_MODULE_SIG_KEY=.*$', '# CONFIG_MODULE_SIG_KEY is not set',
+                  text, flags=re.M)
+    with open(os.path.join(build, ".config"), "w") as f:
+        f.write(text)
+    kernel.kmake(src, build, "olddefconfig", log=os.path.join(build, "kconfig.log"))
+    return src, build, kernel.read_config(os.path.join(build, ".config"))
+
+
+def check(json_out=None):
+    src, build, have = resolve()
+    on = [o for o in TEST_OPTIONS if have.get(o, "n") != "n"]
+    report = {o: have.get(o, "n") for o in REPORTED}
+    c = {"id": "host.prodconfig.test-options-off", "origin": "host",
+         "title": "Debian's amd64 production config with the series: every test "
+                  "option off",
+         "status": "fail" if on else "pass",
+         "counts": {"test_options_checked": len(TEST_OPTIONS), "on": len(on)},
+         "details": {"config": DEBIAN_CONFIG, "test_options":
+                     {o: have.get(o, "n") for o in TEST_OPTIONS},
+                     "production": report}}
+    if on:
+        c["reason"] = "test options on in the production config: " + ", ".join(on)
+    print(f"prodconfig: {len(TEST_OPTIONS)} test options checked, "
+          f"{len(on)} on; production: "
+          + ", ".join(f"{k[7:]}={v}" for k, v in report.items()))
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump([c], f, indent=1)
+    return 0 if not on else 1
+
+
+def build_objects():
+    src, build, have = resolve()
+    objs = ["drivers/char/random.o", "crypto/drbg.o", "crypto/jitterentropy.o",
+            "crypto/jitterentropy-kcapi.o"]
+    kernel.say("prodconfig: make prepare with Debian's config (a few minutes)")
+    kernel.kmake(src, build, "prepare", log=os.path.join(build, "build.log"),
+                 progress="prepare prod")
+    for o in objs:
+        r = subprocess.run(["make", "-C", src, f"O={build}", "ARCH=x86_64", o],
+                           capture_output=True, text=True)
+        warn = [ln for ln in (r.stdout + r.stderr).splitlines() if "warning:" in ln]
+        if r.returncode != 0 or warn:
+            sys.exit(f"prodconfig: {o} does not build cleanly with Debian's config: "
+                     f"{(warn or (r.stderr.strip().splitlines() or ['?']))[0]}")
+        print(f"prodconfig: {o} builds without warnings with Debian's config")
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["check"]:
+        out = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
+        sys.exit(check(out))
+    if sys.argv[1:2] == ["build"]:
+        sys.exit(build_objects())
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
