@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(TOP, "tools"))
+import cavs_pack  # noqa: E402
 import initramfs  # noqa: E402
 import kernel  # noqa: E402
 import nwconf  # noqa: E402
@@ -53,6 +54,13 @@ BOOTS = [
      "title": "KUnit suites at boot (CRNG not ready), then the guest checks"},
     # A self-test of the harness: a guest that never ends must be killed at
     # its timeout and reported as hung, with the tail of its console.
+    # CAVS known answers (issue 6): the host packs every record of the .rsp
+    # files under $VECTORS (colon-separated dirs; default vectors/cavs and
+    # vectors/extra) into data/cavs.pack; cavs_pack.checks() reads the
+    # results.  KUnit is off in this boot: the main boot runs the suites.
+    {"name": "cavs", "mode": "cavs", "append": "kunit.enable=0", "timeout": 600,
+     "expect": "end", "kunit": False, "cavs": True,
+     "title": "CAVS known answers through the DRBG test interface"},
     {"name": "harness-hang", "mode": "hang", "append": "", "timeout": 20,
      "expect": "hung", "title": "harness self-test: a guest that hangs is killed"},
 ]
@@ -221,7 +229,7 @@ def run_boot(spec, args, bzimage, init, src, outdir):
         return info, checks
     if os.path.exists(b.console):
         checks.append(splat_check(b.console, name))
-        if spec["expect"] == "end":
+        if spec["expect"] == "end" and spec.get("kunit", True):
             checks += kunit_checks(b.console, name, src)
     for r in recs:
         if r.get("type") == "check":
@@ -237,7 +245,24 @@ def run_boot(spec, args, bzimage, init, src, outdir):
             checks.append({"id": f"boot.{name}.results-line-{r['line']}",
                            "origin": "harness", "boot": name, "status": "fail",
                            "reason": f"unreadable results line: {r['text']}"})
+    if spec.get("checks"):
+        for c in spec["checks"](recs):
+            c.setdefault("boot", name)
+            checks.append(c)
     return info, checks
+
+
+def prepare_cavs(spec, outdir):
+    """Pack the CAVS records for a boot with "cavs": True (see cavs_pack)."""
+    dirs = cavs_pack.vector_dirs_from_env()
+    say(f"cavs: packing the records under {':'.join(cavs_pack.display(d) for d in dirs)}")
+    pack, meta = cavs_pack.prepare(dirs, os.path.join(outdir, "cavs"))
+    n = sum(s["records"] for s in meta["sections"] if not s["selftest"])
+    say(f"cavs: {n} applicable records, host model {meta['model_seconds']} s, "
+        f"pack {meta['pack_bytes']} bytes")
+    spec = dict(spec, files={**spec.get("files", {}), "data/cavs.pack": pack},
+                checks=lambda recs: cavs_pack.checks(recs, meta))
+    return spec
 
 
 def main():
@@ -263,6 +288,8 @@ def main():
     boots, checks = [], []
     plan = [b for b in BOOTS if not args.only or b["name"] in args.only.split(",")]
     for spec in plan:
+        if spec.get("cavs"):
+            spec = prepare_cavs(spec, args.out)
         info, cs = run_boot(spec, args, bzimage, init, src, args.out)
         boots.append(info)
         checks += cs
