@@ -284,6 +284,7 @@ static int dev_open(void)
 static ssize_t dev_write(int fd, const void *buf, size_t len)
 {
 	uint32_t req_len, resp_len;
+	const uint8_t *req;
 
 	(void)fd;
 	fake_resp = NULL;
@@ -291,18 +292,20 @@ static ssize_t dev_write(int fd, const void *buf, size_t len)
 		errno = ENOSPC;
 		return -1;
 	}
+	/* Each write consumes one answer, whether it matches or not. */
 	req_len = get_u32(fake_buf + fake_pos);
 	resp_len = get_u32(fake_buf + fake_pos + 4 + req_len);
-	if (req_len != len || memcmp(fake_buf + fake_pos + 4, buf, len)) {
+	req = fake_buf + fake_pos + 4;
+	fake_pos += 8 + (size_t)req_len + resp_len;
+	fake_count++;
+	if (req_len != len || memcmp(req, buf, len)) {
 		fprintf(stderr, "fake: request %u is not the expected one\n",
 			fake_count);
 		errno = EINVAL;
 		return -1;
 	}
-	fake_resp = fake_buf + fake_pos + 8 + req_len;
+	fake_resp = req + req_len + 4;
 	fake_resp_len = resp_len;
-	fake_pos += 8 + (size_t)req_len + resp_len;
-	fake_count++;
 	return (ssize_t)len;
 }
 
