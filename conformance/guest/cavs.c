@@ -27,6 +27,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,13 +79,19 @@ static int read_whole(const char *path, uint8_t **bufp, size_t *lenp)
 
 /* ---- the pack ---------------------------------------------------------- */
 
-#define NEED(cond, ...)						\
-	do {							\
-		if (!(cond)) {					\
-			snprintf(why, why_len, __VA_ARGS__);	\
-			return -1;				\
-		}						\
-	} while (0)
+/* Write a message into why and return -1: the pack is not usable. */
+static int bad(char *why, size_t why_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(char *why, size_t why_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, why_len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 static int check_request(const uint8_t *req, uint32_t req_len,
 			 uint32_t exp_len, char *why, size_t why_len)
@@ -92,85 +99,114 @@ static int check_request(const uint8_t *req, uint32_t req_len,
 	uint64_t sum = CAVS_REQ_HDR_LEN;
 	int i;
 
-	NEED(req_len >= CAVS_REQ_HDR_LEN && req_len <= CAVS_REQ_MAX,
-	     "request of %u bytes", req_len);
-	NEED(!memcmp(req, CAVS_REQ_MAGIC, 4), "request magic is not DCV1");
-	NEED(get_u32(req + 4) == req_len, "request total_len %u in %u bytes",
-	     get_u32(req + 4), req_len);
-	NEED(get_u32(req + 12) == exp_len, "request out_len %u, expected %u bytes",
-	     get_u32(req + 12), exp_len);
-	NEED(exp_len >= 1 && exp_len <= CAVS_OUT_MAX, "out_len %u", exp_len);
-	NEED(memchr(req + 16, 0, 64), "driver name not NUL-terminated");
+	if (req_len < CAVS_REQ_HDR_LEN || req_len > CAVS_REQ_MAX)
+		return bad(why, why_len, "request of %u bytes", req_len);
+	if (memcmp(req, CAVS_REQ_MAGIC, 4))
+		return bad(why, why_len, "request magic is not DCV1");
+	if (get_u32(req + 4) != req_len)
+		return bad(why, why_len, "request total_len %u in %u bytes",
+			   get_u32(req + 4), req_len);
+	if (get_u32(req + 12) != exp_len)
+		return bad(why, why_len, "request out_len %u, expected %u bytes",
+			   get_u32(req + 12), exp_len);
+	if (exp_len < 1 || exp_len > CAVS_OUT_MAX)
+		return bad(why, why_len, "out_len %u", exp_len);
+	if (!memchr(req + 16, 0, 64))
+		return bad(why, why_len, "driver name not NUL-terminated");
 	for (i = 0; i < 9; i++)
 		sum += get_u32(req + 80 + 4 * i);
-	NEED(sum == req_len, "request lengths add up to %llu, not %u",
-	     (unsigned long long)sum, req_len);
+	if (sum != req_len)
+		return bad(why, why_len, "request lengths add up to %llu, not %u",
+			   (unsigned long long)sum, req_len);
+	return 0;
+}
+
+static int parse_tables(struct cavs_pack *p, char *why, size_t why_len)
+{
+	size_t pos = CAVS_PACK_HDR_LEN;
+	uint32_t i;
+
+	p->file_names = calloc(p->nfiles + 1, sizeof(*p->file_names));
+	p->file_name_lens = calloc(p->nfiles + 1, sizeof(*p->file_name_lens));
+	p->sections = calloc(p->nsections + 1, sizeof(*p->sections));
+	if (!p->file_names || !p->file_name_lens || !p->sections)
+		return bad(why, why_len, "out of memory");
+	for (i = 0; i < p->nfiles; i++) {
+		if (pos + 4 > p->len)
+			return bad(why, why_len, "pack cut off in the file table");
+		p->file_name_lens[i] = get_u32(p->buf + pos);
+		p->file_names[i] = (const char *)p->buf + pos + 4;
+		pos += 4 + (size_t)p->file_name_lens[i];
+		if (pos > p->len)
+			return bad(why, why_len, "pack cut off in the file table");
+	}
+	for (i = 0; i < p->nsections; i++) {
+		struct cavs_section *s = &p->sections[i];
+
+		if (pos + 8 > p->len)
+			return bad(why, why_len, "pack cut off in the section table");
+		s->file = get_u32(p->buf + pos);
+		s->name_len = get_u32(p->buf + pos + 4);
+		s->name = (const char *)p->buf + pos + 8;
+		if (s->file >= p->nfiles)
+			return bad(why, why_len, "section %u names file %u of %u",
+				   i, s->file, p->nfiles);
+		pos += 8 + (size_t)s->name_len;
+		if (pos > p->len)
+			return bad(why, why_len, "pack cut off in the section table");
+	}
+	if (pos != p->records_offset)
+		return bad(why, why_len, "tables end at %zu, records_offset is %zu",
+			   pos, p->records_offset);
 	return 0;
 }
 
 static int pack_parse(struct cavs_pack *p, char *why, size_t why_len)
 {
-	size_t pos = CAVS_PACK_HDR_LEN, off;
+	char inner[200];
+	size_t off;
 	uint32_t i;
 
-	NEED(p->len >= CAVS_PACK_HDR_LEN + 8 && !memcmp(p->buf, CAVS_PACK_MAGIC, 4),
-	     "not a CAVS pack (%zu bytes, no DCPK magic)", p->len);
-	NEED(get_u32(p->buf + 4) == CAVS_PACK_VERSION, "pack version %u, expected %u",
-	     get_u32(p->buf + 4), CAVS_PACK_VERSION);
+	if (p->len < CAVS_PACK_HDR_LEN + 8 || memcmp(p->buf, CAVS_PACK_MAGIC, 4))
+		return bad(why, why_len, "not a CAVS pack (%zu bytes, no DCPK magic)",
+			   p->len);
+	if (get_u32(p->buf + 4) != CAVS_PACK_VERSION)
+		return bad(why, why_len, "pack version %u, expected %u",
+			   get_u32(p->buf + 4), CAVS_PACK_VERSION);
 	p->nfiles = get_u32(p->buf + 8);
 	p->nsections = get_u32(p->buf + 12);
 	p->nrecords = get_u32(p->buf + 16);
 	p->records_offset = get_u32(p->buf + 20);
-	NEED(p->nfiles < (1U << 20) && p->nsections < (1U << 20),
-	     "implausible table sizes %u, %u", p->nfiles, p->nsections);
-	p->file_names = calloc(p->nfiles + 1, sizeof(*p->file_names));
-	p->file_name_lens = calloc(p->nfiles + 1, sizeof(*p->file_name_lens));
-	p->sections = calloc(p->nsections + 1, sizeof(*p->sections));
-	NEED(p->file_names && p->file_name_lens && p->sections, "out of memory");
-	for (i = 0; i < p->nfiles; i++) {
-		NEED(pos + 4 <= p->len, "pack cut off in the file table");
-		p->file_name_lens[i] = get_u32(p->buf + pos);
-		p->file_names[i] = (const char *)p->buf + pos + 4;
-		pos += 4 + (size_t)p->file_name_lens[i];
-		NEED(pos <= p->len, "pack cut off in the file table");
-	}
-	for (i = 0; i < p->nsections; i++) {
-		NEED(pos + 8 <= p->len, "pack cut off in the section table");
-		p->sections[i].file = get_u32(p->buf + pos);
-		p->sections[i].name_len = get_u32(p->buf + pos + 4);
-		p->sections[i].name = (const char *)p->buf + pos + 8;
-		NEED(p->sections[i].file < p->nfiles, "section %u names file %u of %u",
-		     i, p->sections[i].file, p->nfiles);
-		pos += 8 + (size_t)p->sections[i].name_len;
-		NEED(pos <= p->len, "pack cut off in the section table");
-	}
-	NEED(pos == p->records_offset, "tables end at %zu, records_offset is %zu",
-	     pos, p->records_offset);
-	off = pos;
+	if (p->nfiles >= (1U << 20) || p->nsections >= (1U << 20))
+		return bad(why, why_len, "implausible table sizes %u, %u",
+			   p->nfiles, p->nsections);
+	if (parse_tables(p, why, why_len))
+		return -1;
+	off = p->records_offset;
 	for (i = 0; i < p->nrecords; i++) {
 		struct cavs_record r;
 
-		NEED(off + CAVS_REC_HDR_LEN <= p->len,
-		     "pack cut off at record %u of %u", i, p->nrecords);
+		if (off + CAVS_REC_HDR_LEN > p->len)
+			return bad(why, why_len, "pack cut off at record %u of %u",
+				   i, p->nrecords);
 		cavs_pack_record(p, &off, &r);
-		NEED(off <= p->len, "pack cut off inside record %u of %u", i,
-		     p->nrecords);
-		NEED(r.file < p->nfiles && r.section < p->nsections,
-		     "record %u: file %u or section %u out of range", i, r.file,
-		     r.section);
-		if (check_request(r.req, r.req_len, r.exp_len, why, why_len)) {
-			char inner[200];
-
-			snprintf(inner, sizeof(inner), "%s", why);
-			snprintf(why, why_len, "record %u (line %u): %s", i, r.line,
-				 inner);
-			return -1;
-		}
+		if (off > p->len)
+			return bad(why, why_len, "pack cut off inside record %u of %u",
+				   i, p->nrecords);
+		if (r.file >= p->nfiles || r.section >= p->nsections)
+			return bad(why, why_len,
+				   "record %u: file %u or section %u out of range",
+				   i, r.file, r.section);
+		if (check_request(r.req, r.req_len, r.exp_len, inner,
+				  sizeof(inner)))
+			return bad(why, why_len, "record %u (line %u): %s", i,
+				   r.line, inner);
 	}
-	NEED(off + 8 == p->len && !memcmp(p->buf + off, CAVS_PACK_END, 4) &&
-	     get_u32(p->buf + off + 4) == p->nrecords,
-	     "pack trailer missing or wrong (%zu bytes after the records)",
-	     p->len - off);
+	if (off + 8 != p->len || memcmp(p->buf + off, CAVS_PACK_END, 4) ||
+	    get_u32(p->buf + off + 4) != p->nrecords)
+		return bad(why, why_len,
+			   "pack trailer missing or wrong (%zu bytes after the records)",
+			   p->len - off);
 	return 0;
 }
 

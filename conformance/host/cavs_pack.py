@@ -384,7 +384,8 @@ def prepare(vector_dirs, outdir):
                     "slug": rec.section.slug, "driver": rec.driver,
                     "title": f"{rec.section.mechanism} {rec.section.name}, "
                              f"{rec.kind} ({display(path)})",
-                    "records": 0, "model_failures": [], "selftest": False})
+                    "records": 0, "model_failures": [], "selftest": False,
+                    "vector_dir": display(vdir_of.get(path, path))})
             si = section_index[key]
             sec = meta["sections"][si]
             sec["records"] += 1
@@ -583,6 +584,7 @@ def checks(guest_records, meta):
 
     # Per section: guest, then model.
     guest = {"passed": 0, "failed": 0}
+    by_dir = {}
     model_failed = 0
     applicable = 0
     selftest_ok = None
@@ -617,6 +619,11 @@ def checks(guest_records, meta):
             elif counts["passed"] != n:
                 status = "fail"
                 reason = f"the guest ran {counts['passed']} of {n} records"
+        d = by_dir.setdefault(sec["vector_dir"], {"applicable": 0, "passed": 0,
+                                                  "failed": 0})
+        d["applicable"] += n
+        d["passed"] += counts["passed"]
+        d["failed"] += counts["failed"]
         if fails:
             details["failures"] = fails[:50]
         out.append(_check(sec["id"], sec["title"], status, reason, counts, details,
@@ -661,12 +668,13 @@ def checks(guest_records, meta):
         problems.append("no applicable record to run")
     status = "fail" if problems else ("skip" if no_guest else "pass")
     reason = "; ".join(problems) if problems else (no_guest[1] if no_guest else None)
-    details = {"vector_dirs": meta["vector_dirs"],
+    details = {"vector_dirs": meta["vector_dirs"], "by_vector_dir": by_dir,
                "skipped": [f"{s['title']}: {s['records']} records: {s['reason']}"
                            for s in meta["skipped"]],
                "pack_bytes": meta.get("pack_bytes")}
-    out.append(_check("cavs.total", f"CAVS: {applicable} applicable records "
-                      "in the guest", status, reason, counts, details))
+    per = ", ".join(f"{d} {v['applicable']}" for d, v in by_dir.items())
+    out.append(_check("cavs.total", f"CAVS known answers in the guest: {applicable} "
+                      f"applicable records ({per})", status, reason, counts, details))
     return out
 
 

@@ -593,6 +593,8 @@ class GuestRunnerTest(unittest.TestCase):
         nist = sum(s["records"] for s in meta["sections"]
                    if s["path"].startswith("vectors/cavs/"))
         self.assertEqual(nist, 7920)
+        self.assertEqual(total["details"]["by_vector_dir"]["vectors/cavs"],
+                         {"applicable": 7920, "passed": 7920, "failed": 0})
         self.assertEqual(total["counts"]["passed"], total["counts"]["applicable"])
         self.assertGreater(total["counts"]["applicable"], 7920)   # + vectors/extra
         self.assertEqual(checks["cavs.selftest.flipped-bit"]["status"], "pass")
