@@ -163,6 +163,7 @@ class Group:
     param_lines: dict = field(default_factory=dict)  # name -> line
     kind: str = None                # fixed by the group's first good record
     bad: bool = False               # a header error spoils every record
+    count: int = 0                  # records seen, good or bad
 
     @property
     def prediction_resistance(self):
@@ -373,8 +374,15 @@ class _Parser:
 
     # --- groups --------------------------------------------------------
 
+    def close_group(self):
+        g = self.group
+        if g is not None and not g.bad and g.count == 0:
+            self.error(g.line, f"the group [{g.name}] has no records: expected "
+                       "COUNT = 0 and its values after the [..] lines (truncated?)")
+
     def open_group(self, no, name):
         self.close_record()
+        self.close_group()
         g = Group(self.path, no, name)
         mech = self.out.mechanism
         if mech is None and name in _CTR:
@@ -441,7 +449,8 @@ class _Parser:
                 continue
             self.line(no, ln)
         self.close_record(eof_line=len(self.lines))
-        if self.out.mechanism is None and not self.out.errors and not self.out.groups:
+        self.close_group()
+        if not self.out.groups and not self.out.errors:
             self.error(max(len(self.lines), 1),
                        "no [section] and no records: expected a CAVS DRBG file")
         return self.out
@@ -510,10 +519,9 @@ class _Parser:
             self.group.bad = True
             self.error(self.group.line, f"the group [{self.group.name}] has no "
                        "[PredictionResistance = True|False] line before its records")
+        self.group.count += 1
         self.record = Record(self.path, no, int(text) if text.isdigit() else -1,
                              self.group)
-        if self.intermediate:
-            self.step = None
 
 
 def parse_bytes(path, data, intermediate=False, mechanism=None):

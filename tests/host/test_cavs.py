@@ -149,6 +149,18 @@ class ParserTest(unittest.TestCase):
                               rf"{cut} \(truncated\?\): missing ReturnedBits")
         self.assertEqual(len(p.records), 2)
 
+    def test_truncated_after_a_group_header(self):
+        first = line_of(self.lines, "[SHA-1]")
+        lines = self.lines + self.lines[first - 1:line_of(self.lines, "COUNT = 0") - 1]
+        p = self.parse(lines[:-1], final_eol=False)
+        self.assert_one_error(p, len(self.lines) + 1, r"the group \[SHA-1\] has no "
+                              r"records.*\(truncated\?\)")
+        self.assertEqual(len(p.records), 3)
+
+    def test_empty_file(self):
+        p = self.parse(["# nothing here"])
+        self.assert_one_error(p, 1, r"no \[section\] and no records")
+
     def test_bad_hex_digit(self):
         no = line_of(self.lines, "EntropyInput = ", 1)
         lines = list(self.lines)
