@@ -13,6 +13,10 @@ export KCACHE ?= $(HOME)/.cache/literate-drbg
 ACCEL ?= tcg
 BOOTS ?=
 export ACCEL BOOTS
+# CAVS .rsp directories for the cavs boot, colon-separated (default:
+# vectors/cavs:vectors/extra); make conform VECTORS=DIR runs DIR's files.
+VECTORS ?=
+export VECTORS
 
 # The noweb sources, in tangle.conf's order.
 NW := $(shell awk '$$1 == "source" { print $$2 }' tangle.conf)

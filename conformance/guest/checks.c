@@ -3,6 +3,7 @@
  * Which checks a boot mode runs.  The host chooses the mode with
  * conform.mode= on the kernel command line (conformance/host/conform.py).
  */
+#include "cavs.h"
 #include "checks.h"
 #include "report.h"
 
@@ -32,6 +33,10 @@ void run_checks(const char *mode)
 	}
 	if (!strcmp(mode, "idle"))
 		return;
+	if (!strcmp(mode, "cavs")) {
+		check_cavs(CAVS_PACK_PATH);
+		return;
+	}
 	if (!strcmp(mode, "hang")) {
 		/* For the harness's own test: never end; QEMU must be killed. */
 		say("mode hang: sleeping forever");

@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The CAVS runner of the guest (boot mode "cavs").
+ *
+ * Loads the pack the host wrote (format in cavs.h), checks it whole before
+ * running anything, then for each record opens the kernel's test
+ * interface, writes the request, seeks back to 0, reads the response and
+ * compares out2 with the expected ReturnedBits.  It reports on the results
+ * channel:
+ *
+ *   {"type":"cavs_fail",...}     one line per failing record (file index,
+ *                                line, section, expected and got in hex),
+ *                                at most CAVS_MAX_FAIL_LINES of them;
+ *   {"type":"cavs_section",...}  one line per pack section with counts and
+ *                                the time spent in it;
+ *   {"type":"cavs_done",...}     totals and the time of the whole run;
+ *
+ * and the checks cavs.pack (only when the pack cannot be read) and
+ * cavs.interface (pass, or skip when the debugfs file does not exist).
+ * The host (conformance/host/cavs_pack.py) turns these into the report.
+ *
+ * Built with -DCAVS_HOST_TEST, the runner talks to a fake device instead
+ * and gets a main(): the host tests run it on a pack from cavs_pack.py.
+ */
+#include "cavs.h"
+#include "checks.h"
+#include "report.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static int read_whole(const char *path, uint8_t **bufp, size_t *lenp)
+{
+	struct stat st;
+	uint8_t *buf;
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_size < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	*bufp = buf;
+	*lenp = got;
+	return 0;
+}
+
+/* ---- the pack ---------------------------------------------------------- */
+
+/* Write a message into why and return -1: the pack is not usable. */
+static int bad(char *why, size_t why_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(char *why, size_t why_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, why_len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int check_request(const uint8_t *req, uint32_t req_len,
+			 uint32_t exp_len, char *why, size_t why_len)
+{
+	uint64_t sum = CAVS_REQ_HDR_LEN;
+	int i;
+
+	if (req_len < CAVS_REQ_HDR_LEN || req_len > CAVS_REQ_MAX)
+		return bad(why, why_len, "request of %u bytes", req_len);
+	if (memcmp(req, CAVS_REQ_MAGIC, 4))
+		return bad(why, why_len, "request magic is not DCV1");
+	if (get_u32(req + 4) != req_len)
+		return bad(why, why_len, "request total_len %u in %u bytes",
+			   get_u32(req + 4), req_len);
+	if (get_u32(req + 12) != exp_len)
+		return bad(why, why_len, "request out_len %u, expected %u bytes",
+			   get_u32(req + 12), exp_len);
+	if (exp_len < 1 || exp_len > CAVS_OUT_MAX)
+		return bad(why, why_len, "out_len %u", exp_len);
+	if (!memchr(req + 16, 0, 64))
+		return bad(why, why_len, "driver name not NUL-terminated");
+	for (i = 0; i < 9; i++)
+		sum += get_u32(req + 80 + 4 * i);
+	if (sum != req_len)
+		return bad(why, why_len, "request lengths add up to %llu, not %u",
+			   (unsigned long long)sum, req_len);
+	return 0;
+}
+
+static int parse_tables(struct cavs_pack *p, char *why, size_t why_len)
+{
+	size_t pos = CAVS_PACK_HDR_LEN;
+	uint32_t i;
+
+	p->file_names = calloc(p->nfiles + 1, sizeof(*p->file_names));
+	p->file_name_lens = calloc(p->nfiles + 1, sizeof(*p->file_name_lens));
+	p->sections = calloc(p->nsections + 1, sizeof(*p->sections));
+	if (!p->file_names || !p->file_name_lens || !p->sections)
+		return bad(why, why_len, "out of memory");
+	for (i = 0; i < p->nfiles; i++) {
+		if (pos + 4 > p->len)
+			return bad(why, why_len, "pack cut off in the file table");
+		p->file_name_lens[i] = get_u32(p->buf + pos);
+		p->file_names[i] = (const char *)p->buf + pos + 4;
+		pos += 4 + (size_t)p->file_name_lens[i];
+		if (pos > p->len)
+			return bad(why, why_len, "pack cut off in the file table");
+	}
+	for (i = 0; i < p->nsections; i++) {
+		struct cavs_section *s = &p->sections[i];
+
+		if (pos + 8 > p->len)
+			return bad(why, why_len, "pack cut off in the section table");
+		s->file = get_u32(p->buf + pos);
+		s->name_len = get_u32(p->buf + pos + 4);
+		s->name = (const char *)p->buf + pos + 8;
+		if (s->file >= p->nfiles)
+			return bad(why, why_len, "section %u names file %u of %u",
+				   i, s->file, p->nfiles);
+		pos += 8 + (size_t)s->name_len;
+		if (pos > p->len)
+			return bad(why, why_len, "pack cut off in the section table");
+	}
+	if (pos != p->records_offset)
+		return bad(why, why_len, "tables end at %zu, records_offset is %zu",
+			   pos, p->records_offset);
+	return 0;
+}
+
+static int pack_parse(struct cavs_pack *p, char *why, size_t why_len)
+{
+	char inner[200];
+	size_t off;
+	uint32_t i;
+
+	if (p->len < CAVS_PACK_HDR_LEN + 8 || memcmp(p->buf, CAVS_PACK_MAGIC, 4))
+		return bad(why, why_len, "not a CAVS pack (%zu bytes, no DCPK magic)",
+			   p->len);
+	if (get_u32(p->buf + 4) != CAVS_PACK_VERSION)
+		return bad(why, why_len, "pack version %u, expected %u",
+			   get_u32(p->buf + 4), CAVS_PACK_VERSION);
+	p->nfiles = get_u32(p->buf + 8);
+	p->nsections = get_u32(p->buf + 12);
+	p->nrecords = get_u32(p->buf + 16);
+	p->records_offset = get_u32(p->buf + 20);
+	if (p->nfiles >= (1U << 20) || p->nsections >= (1U << 20))
+		return bad(why, why_len, "implausible table sizes %u, %u",
+			   p->nfiles, p->nsections);
+	if (parse_tables(p, why, why_len))
+		return -1;
+	off = p->records_offset;
+	for (i = 0; i < p->nrecords; i++) {
+		struct cavs_record r;
+
+		if (off + CAVS_REC_HDR_LEN > p->len)
+			return bad(why, why_len, "pack cut off at record %u of %u",
+				   i, p->nrecords);
+		cavs_pack_record(p, &off, &r);
+		if (off > p->len)
+			return bad(why, why_len, "pack cut off inside record %u of %u",
+				   i, p->nrecords);
+		if (r.file >= p->nfiles || r.section >= p->nsections)
+			return bad(why, why_len,
+				   "record %u: file %u or section %u out of range",
+				   i, r.file, r.section);
+		if (check_request(r.req, r.req_len, r.exp_len, inner,
+				  sizeof(inner)))
+			return bad(why, why_len, "record %u (line %u): %s", i,
+				   r.line, inner);
+	}
+	if (off + 8 != p->len || memcmp(p->buf + off, CAVS_PACK_END, 4) ||
+	    get_u32(p->buf + off + 4) != p->nrecords)
+		return bad(why, why_len,
+			   "pack trailer missing or wrong (%zu bytes after the records)",
+			   p->len - off);
+	return 0;
+}
+
+int cavs_pack_load(struct cavs_pack *p, const char *path, char *why,
+		   size_t why_len)
+{
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	err = read_whole(path, &p->buf, &p->len);
+	if (err) {
+		snprintf(why, why_len, "cannot read %s: %s", path, strerror(-err));
+		return -1;
+	}
+	if (pack_parse(p, why, why_len)) {
+		cavs_pack_free(p);
+		return -1;
+	}
+	return 0;
+}
+
+void cavs_pack_free(struct cavs_pack *p)
+{
+	free(p->buf);
+	free(p->file_names);
+	free(p->file_name_lens);
+	free(p->sections);
+	memset(p, 0, sizeof(*p));
+}
+
+void cavs_pack_record(const struct cavs_pack *p, size_t *off,
+		      struct cavs_record *r)
+{
+	const uint8_t *h = p->buf + *off;
+
+	r->file = get_u32(h);
+	r->line = get_u32(h + 4);
+	r->section = get_u32(h + 8);
+	r->req_len = get_u32(h + 12);
+	r->exp_len = get_u32(h + 16);
+	r->req = h + CAVS_REC_HDR_LEN;
+	r->exp = r->req + r->req_len;
+	*off += CAVS_REC_HDR_LEN + (size_t)r->req_len + (size_t)r->exp_len;
+}
+
+/* ---- the device -------------------------------------------------------- */
+
+#ifndef CAVS_HOST_TEST
+
+static int dev_present(void)
+{
+	return access(CAVS_DEV, F_OK) ? -errno : 0;
+}
+
+static int dev_open(void)
+{
+	return open(CAVS_DEV, O_RDWR | O_CLOEXEC);
+}
+
+static ssize_t dev_write(int fd, const void *buf, size_t len)
+{
+	return write(fd, buf, len);
+}
+
+static int dev_rewind(int fd)
+{
+	return lseek(fd, 0, SEEK_SET) == 0 ? 0 : -1;
+}
+
+static ssize_t dev_read(int fd, void *buf, size_t len)
+{
+	return read(fd, buf, len);
+}
+
+static void dev_close(int fd)
+{
+	close(fd);
+}
+
+#else /* CAVS_HOST_TEST */
+
+/*
+ * A fake of the kernel's test interface for the host tests.  It answers
+ * from the file named by $CAVS_FAKE_ANSWERS: a sequence of
+ * { u32 req_len; u8 req[req_len]; u32 resp_len; u8 resp[resp_len]; },
+ * one per record in pack order.  A request that is not byte for byte the
+ * one the answers file expects is refused with EINVAL (the runner must
+ * send exactly what the pack holds).  Without $CAVS_FAKE_ANSWERS the
+ * device does not exist.
+ */
+static uint8_t *fake_buf;
+static size_t fake_len, fake_pos;
+static const uint8_t *fake_resp;
+static size_t fake_resp_len, fake_read_pos;
+static unsigned int fake_count;
+
+static int dev_present(void)
+{
+	const char *path = getenv("CAVS_FAKE_ANSWERS");
+
+	if (!path)
+		return -ENOENT;
+	return read_whole(path, &fake_buf, &fake_len);
+}
+
+static int dev_open(void)
+{
+	return 1000;
+}
+
+static ssize_t dev_write(int fd, const void *buf, size_t len)
+{
+	uint32_t req_len, resp_len;
+	const uint8_t *req;
+
+	(void)fd;
+	fake_resp = NULL;
+	if (fake_pos + 4 > fake_len) {
+		errno = ENOSPC;
+		return -1;
+	}
+	/* Each write consumes one answer, whether it matches or not. */
+	req_len = get_u32(fake_buf + fake_pos);
+	resp_len = get_u32(fake_buf + fake_pos + 4 + req_len);
+	req = fake_buf + fake_pos + 4;
+	fake_pos += 8 + (size_t)req_len + resp_len;
+	fake_count++;
+	if (req_len != len || memcmp(req, buf, len)) {
+		fprintf(stderr, "fake: request %u is not the expected one\n",
+			fake_count);
+		errno = EINVAL;
+		return -1;
+	}
+	fake_resp = req + req_len + 4;
+	fake_resp_len = resp_len;
+	return (ssize_t)len;
+}
+
+static int dev_rewind(int fd)
+{
+	(void)fd;
+	fake_read_pos = 0;
+	return 0;
+}
+
+static ssize_t dev_read(int fd, void *buf, size_t len)
+{
+	size_t n;
+
+	(void)fd;
+	if (!fake_resp)
+		return 0;
+	n = fake_resp_len - fake_read_pos;
+	/* Hand out at most 4096 bytes a call, as a kernel read may. */
+	if (n > len)
+		n = len;
+	if (n > 4096)
+		n = 4096;
+	memcpy(buf, fake_resp + fake_read_pos, n);
+	fake_read_pos += n;
+	return (ssize_t)n;
+}
+
+static void dev_close(int fd)
+{
+	(void)fd;
+}
+
+#endif /* CAVS_HOST_TEST */
+
+/* ---- running records --------------------------------------------------- */
+
+struct section_stats {
+	unsigned int passed;
+	unsigned int failed;
+	long long us;
+};
+
+struct run {
+	const struct cavs_pack *pack;
+	uint8_t *resp;
+	size_t resp_size;
+	unsigned int fail_lines;
+	unsigned int fail_lines_dropped;
+};
+
+static void hex(char *out, const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int may_itemise(struct run *run)
+{
+	if (run->fail_lines >= CAVS_MAX_FAIL_LINES) {
+		run->fail_lines_dropped++;
+		return 0;
+	}
+	run->fail_lines++;
+	return 1;
+}
+
+/* A failure of the harness or of the kernel call, not of the comparison. */
+static void report_error(struct run *run, const struct cavs_record *r,
+			 const char *stage, int err, uint32_t step)
+{
+	if (!may_itemise(run))
+		return;
+	if (stage)
+		report_line("{\"type\":\"cavs_fail\",\"f\":%u,\"line\":%u,\"s\":%u,"
+			    "\"len\":%u,\"stage\":\"%s\",\"err\":%d}",
+			    r->file, r->line, r->section, r->exp_len, stage, err);
+	else
+		report_line("{\"type\":\"cavs_fail\",\"f\":%u,\"line\":%u,\"s\":%u,"
+			    "\"len\":%u,\"err\":%d,\"step\":%u}",
+			    r->file, r->line, r->section, r->exp_len, err, step);
+}
+
+static void report_mismatch(struct run *run, const struct cavs_record *r,
+			    const uint8_t *got)
+{
+	char exp_hex[2 * CAVS_WINDOW + 1], got_hex[2 * CAVS_WINDOW + 1];
+	uint32_t at = 0, from = 0, n;
+
+	if (!may_itemise(run))
+		return;
+	while (at < r->exp_len && got[at] == r->exp[at])
+		at++;
+	if (r->exp_len > CAVS_WINDOW) {
+		from = at - at % 16;
+		if (from > r->exp_len - CAVS_WINDOW)
+			from = r->exp_len - CAVS_WINDOW;
+	}
+	n = r->exp_len - from < CAVS_WINDOW ? r->exp_len - from : CAVS_WINDOW;
+	hex(exp_hex, r->exp + from, n);
+	hex(got_hex, got + from, n);
+	report_line("{\"type\":\"cavs_fail\",\"f\":%u,\"line\":%u,\"s\":%u,"
+		    "\"len\":%u,\"err\":0,\"step\":0,\"at\":%u,\"from\":%u,"
+		    "\"expected\":\"%s\",\"got\":\"%s\"}",
+		    r->file, r->line, r->section, r->exp_len, at, from, exp_hex,
+		    got_hex);
+}
+
+/* Run one record; 1 if out2 is the expected value, 0 if not. */
+static int run_record(struct run *run, const struct cavs_record *r)
+{
+	size_t got = 0, want = CAVS_RESP_HDR_LEN + 2 * (size_t)r->exp_len;
+	const uint8_t *resp = run->resp;
+	ssize_t n;
+	int fd, err;
+
+	fd = dev_open();
+	if (fd < 0) {
+		report_error(run, r, "open", -errno, 0);
+		return 0;
+	}
+	n = dev_write(fd, r->req, r->req_len);
+	if (n != (ssize_t)r->req_len) {
+		err = n < 0 ? -errno : -EIO;
+		dev_close(fd);
+		report_error(run, r, "write", err, 0);
+		return 0;
+	}
+	if (dev_rewind(fd)) {
+		err = -errno;
+		dev_close(fd);
+		report_error(run, r, "lseek", err, 0);
+		return 0;
+	}
+	/* Read until EOF; one byte of room beyond want shows an overlong answer. */
+	while (got < want + 1) {
+		n = dev_read(fd, run->resp + got, want + 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			dev_close(fd);
+			report_error(run, r, "read", err, 0);
+			return 0;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	dev_close(fd);
+	if (got < CAVS_RESP_HDR_LEN || memcmp(resp, CAVS_RESP_MAGIC, 4)) {
+		report_error(run, r, "response", -EPROTO, 0);
+		return 0;
+	}
+	err = (int)get_u32(resp + 4);
+	if (err) {
+		report_error(run, r, NULL, err, get_u32(resp + 8));
+		return 0;
+	}
+	if (get_u32(resp + 12) != r->exp_len || got != want) {
+		report_error(run, r, "response", -EMSGSIZE, 0);
+		return 0;
+	}
+	if (memcmp(resp + CAVS_RESP_HDR_LEN + r->exp_len, r->exp, r->exp_len)) {
+		report_mismatch(run, r, resp + CAVS_RESP_HDR_LEN + r->exp_len);
+		return 0;
+	}
+	return 1;
+}
+
+static void report_sections(const struct cavs_pack *p,
+			    const struct section_stats *st)
+{
+	char name[256];
+	uint32_t i;
+
+	for (i = 0; i < p->nsections; i++) {
+		const struct cavs_section *s = &p->sections[i];
+
+		snprintf(name, sizeof(name), "%.*s", (int)s->name_len, s->name);
+		report_line("{\"type\":\"cavs_section\",\"s\":%u,\"f\":%u,"
+			    "\"name\":\"%s\",\"passed\":%u,\"failed\":%u,\"us\":%lld}",
+			    i, s->file, name, st[i].passed, st[i].failed, st[i].us);
+		say("cavs: %-28s %4u passed %4u failed %6.2f s  %.*s", name,
+		    st[i].passed, st[i].failed, st[i].us / 1e6,
+		    (int)p->file_name_lens[s->file], p->file_names[s->file]);
+	}
+}
+
+void check_cavs(const char *pack_path)
+{
+	struct section_stats *st;
+	unsigned int passed = 0, failed = 0;
+	struct cavs_pack pack;
+	struct cavs_record r;
+	struct run run = { 0 };
+	char why[512];
+	long long t0, t;
+	size_t off;
+	uint32_t i;
+	int err;
+
+	if (cavs_pack_load(&pack, pack_path, why, sizeof(why))) {
+		report_check("cavs.pack", "fail", why, NULL);
+		return;
+	}
+	err = dev_present();
+	if (err) {
+		snprintf(why, sizeof(why), "%s: %s (the kernel has no CAVS test "
+			 "interface, or debugfs is not mounted)", CAVS_DEV,
+			 strerror(-err));
+		report_check("cavs.interface", err == -ENOENT ? "skip" : "fail",
+			     why, NULL);
+		cavs_pack_free(&pack);
+		return;
+	}
+	report_check("cavs.interface", "pass", NULL, "\"path\":\"%s\"", CAVS_DEV);
+
+	st = calloc(pack.nsections + 1, sizeof(*st));
+	run.pack = &pack;
+	run.resp_size = CAVS_RESP_HDR_LEN + 2 * (size_t)CAVS_OUT_MAX + 1;
+	run.resp = malloc(run.resp_size);
+	if (!st || !run.resp) {
+		report_check("cavs.pack", "fail", "out of memory", NULL);
+		goto out;
+	}
+	say("cavs: %u records in %u sections from %u files", pack.nrecords,
+	    pack.nsections, pack.nfiles);
+	t0 = now_us();
+	off = pack.records_offset;
+	for (i = 0; i < pack.nrecords; i++) {
+		cavs_pack_record(&pack, &off, &r);
+		t = now_us();
+		if (run_record(&run, &r)) {
+			st[r.section].passed++;
+			passed++;
+		} else {
+			st[r.section].failed++;
+			failed++;
+		}
+		st[r.section].us += now_us() - t;
+		if ((i + 1) % 2000 == 0)
+			say("cavs: %u of %u records, %u failed", i + 1,
+			    pack.nrecords, failed);
+	}
+	t = now_us() - t0;
+	report_sections(&pack, st);
+	report_line("{\"type\":\"cavs_done\",\"records\":%u,\"passed\":%u,"
+		    "\"failed\":%u,\"us\":%lld,\"fail_lines_dropped\":%u}",
+		    pack.nrecords, passed, failed, t, run.fail_lines_dropped);
+	say("cavs: %u records, %u passed, %u failed in %.2f s", pack.nrecords,
+	    passed, failed, t / 1e6);
+out:
+	free(run.resp);
+	free(st);
+	cavs_pack_free(&pack);
+}
+
+#ifdef CAVS_HOST_TEST
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s PACK\n", argv[0]);
+		return 2;
+	}
+	check_cavs(argv[1]);
+	return 0;
+}
+#endif
