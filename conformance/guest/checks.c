@@ -25,6 +25,7 @@ void run_checks(const char *mode)
 {
 	if (!strcmp(mode, "checks")) {
 		check_proc_crypto();
+		check_blocking_isolation();
 		return;
 	}
 	if (!strcmp(mode, "drbg")) {

@@ -18,6 +18,7 @@ int crng_ready_now(void);
 /* Individual checks. */
 void check_proc_crypto(void);
 void check_drbg_trace(void);
+void check_blocking_isolation(void);
 
 /* Boot mode "cavs": CAVS known answers from a pack (cavs.c, cavs.h). */
 void check_cavs(const char *pack_path);
