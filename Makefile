@@ -22,7 +22,7 @@ export VECTORS
 NW := $(shell awk '$$1 == "source" { print $$2 }' tangle.conf)
 
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
-	host-tests check book bench clean cache-clean prodconfig prodcheck
+	host-tests check book bench clean cache-clean prodconfig prodcheck kernel-debug conform-debug teeth
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -72,6 +72,14 @@ kernel: tangle
 conform: kernel
 	@$(PY) conformance/host/conform.py
 
+# The debug variant (KASAN, UBSAN, lockdep, kmemleak); make check builds
+# and boots it too.
+kernel-debug: kernel
+	@$(PY) tools/kernel.py build debug
+
+conform-debug: kernel-debug
+	@$(PY) conformance/host/conform.py --variants test,debug
+
 # Debian's production config with the series: test options off (fast), and
 # the touched files compiled with it (slower; run before resolving).
 prodconfig: deps
@@ -80,6 +88,10 @@ prodconfig: deps
 prodcheck: deps
 	@$(PY) tools/prodconfig.py check
 	@$(PY) tools/prodconfig.py build
+
+# Deliberately broken builds of the series: each must fail some check.
+teeth: kernel
+	@$(PY) tools/teeth.py
 
 host-tests: deps
 	@$(PY) tools/host_tests.py

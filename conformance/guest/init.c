@@ -106,7 +106,7 @@ static void report_environment(const char *mode)
 
 int main(void)
 {
-	char mode[64] = "checks";
+	char mode[64] = "checks", flag[8];
 	long long t0 = now_us();
 
 	mount_fs("proc", "/proc", "proc");
@@ -121,6 +121,9 @@ int main(void)
 	say("mode %s", mode);
 
 	run_checks(mode);
+	if (cmdline_value("conform.kmemleak", flag, sizeof(flag)) &&
+	    !strcmp(flag, "1"))
+		kmemleak_scan();
 
 	report_line("{\"type\":\"crng\",\"when\":\"end\",\"ready\":%s}",
 		    crng_ready_now() ? "true" : "false");

@@ -66,6 +66,29 @@ BOOTS = [
     # its timeout and reported as hung, with the tail of its console.
     {"name": "harness-hang", "mode": "hang", "append": "", "timeout": 20,
      "expect": "hung", "title": "harness self-test: a guest that hangs is killed"},
+    # FIPS mode (fips=1): the DRBG suites again, where the Jitter RNG's
+    # absence or failure at instantiation must be fatal.  Ids: "fips.".
+    {"name": "fips-drbg", "prefix": "fips", "mode": "drbg", "timeout": 900,
+     "expect": "end", "append": "fips=1 kunit.filter_glob=drbg_seed",
+     "title": "FIPS mode: DRBG seeding suite with fips=1"},
+    # For make teeth only (tools/teeth.py): the seeding suite and the trace
+    # check on a deliberately broken build.
+    {"name": "teeth", "optional": True, "mode": "drbg", "timeout": 900,
+     "expect": "end", "append": "kunit.filter_glob=drbg_seed",
+     "title": "teeth: seeding suite and trace check on a mutant"},
+    # The debug kernel (KASAN, UBSAN, lockdep, work-object debugging,
+    # kmemleak): the same suites and checks; any report fails the boot.
+    # Its check ids carry the prefix "debug.".
+    {"name": "debug-main", "variant": "debug", "mode": "checks", "timeout": 1800,
+     "expect": "end", "append": "kunit.filter_glob=random_blocking* conform.kmemleak=1",
+     "title": "debug kernel: blocking API suites and guest checks, kmemleak scan"},
+    {"name": "debug-drbg", "variant": "debug", "mode": "drbg", "timeout": 3600,
+     "expect": "end", "append": "kunit.filter_glob=drbg* conform.kmemleak=1",
+     "title": "debug kernel: DRBG seeding suites and the race, kmemleak scan"},
+    {"name": "debug-cavs", "variant": "debug", "mode": "cavs", "timeout": 1800,
+     "expect": "end", "kunit": False, "cavs": True,
+     "append": "kunit.enable=0 conform.kmemleak=1",
+     "title": "debug kernel: CAVS known answers, kmemleak scan"},
 ]
 
 SPLAT = re.compile(
@@ -318,6 +341,41 @@ def drbg_trace_checks(recs):
     return checks
 
 
+def kmemleak_check(recs, boot):
+    """The guest's kmemleak reports against conformance/kmemleak-allowlist.txt
+    (regex TAB reason; a report is allowed when a regex matches its text)."""
+    done = [r for r in recs if r.get("type") == "kmemleak-done"]
+    err = [r for r in recs if r.get("type") == "kmemleak" and r.get("error")]
+    texts = [r["text"] for r in recs if r.get("type") == "kmemleak" and "text" in r]
+    allow = []
+    path = os.path.join(TOP, "conformance/kmemleak-allowlist.txt")
+    if os.path.exists(path):
+        with open(path) as f:
+            for ln in f:
+                if ln.strip() and not ln.startswith("#"):
+                    rx, _, why = ln.rstrip("\n").partition("\t")
+                    allow.append((re.compile(rx), why))
+    bad, allowed = [], []
+    for t in texts:
+        why = next((w for rx, w in allow if rx.search(t)), None)
+        (allowed if why else bad).append({"report": t[:1500], "allowed_because": why})
+    c = {"id": "guest.kmemleak", "origin": "guest", "boot": boot,
+         "title": "no kmemleak report after an explicit scan (allowlist applied)",
+         "counts": {"reports": len(texts), "allowlisted": len(allowed),
+                    "unexplained": len(bad)},
+         "details": {"unexplained": bad[:10], "allowlisted": allowed[:10]}}
+    if err or not done:
+        c["status"], c["reason"] = "fail", (err[0]["error"] if err else
+                                            "the guest did not finish its kmemleak scan")
+    elif bad:
+        first = bad[0]["report"].splitlines()
+        c["status"] = "fail"
+        c["reason"] = f"{len(bad)} unexplained kmemleak report(s): " + " | ".join(first[:6])
+    else:
+        c["status"] = "pass"
+    return c
+
+
 def guest_records(results_path):
     recs = []
     try:
@@ -414,6 +472,8 @@ def run_boot(spec, args, bzimage, init, src, outdir):
                            "origin": "harness", "boot": name, "status": "fail",
                            "reason": f"unreadable results line: {r['text']}"})
     checks += drbg_trace_checks(recs)
+    if "conform.kmemleak=1" in append:
+        checks.append(kmemleak_check(recs, name))
     if spec.get("checks"):
         for c in spec["checks"](recs):
             c.setdefault("boot", name)
@@ -465,26 +525,43 @@ def main():
                     choices=["tcg", "kvm"])
     ap.add_argument("--only", default=os.environ.get("BOOTS", ""))
     ap.add_argument("--out", default=os.path.join(TOP, "build/conformance"))
+    ap.add_argument("--variants", default=os.environ.get("VARIANTS", "test"),
+                    help="kernel variants to boot, e.g. test,debug")
     args = ap.parse_args()
 
     t0 = time.time()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     conf = nwconf.load(os.path.join(TOP, "tangle.conf"))
     version, src = kernel.ensure_pristine(conf=conf)
+    variants = [v for v in args.variants.split(",") if v]
+    images = {}
+    for v in variants:
+        b = os.path.join(kernel.tree_dir(version), f"build-{v}")
+        img = os.path.join(b, "arch/x86/boot/bzImage")
+        if not os.path.exists(os.path.join(b, "build.ok")) or not os.path.exists(img):
+            sys.exit(f"conform: no finished {v} kernel in {b}: run 'make kernel'"
+                     + (" and tools/kernel.py build debug" if v != "test" else ""))
+        images[v] = img
     build = os.path.join(kernel.tree_dir(version), "build-test")
-    bzimage = os.path.join(build, "arch/x86/boot/bzImage")
-    if not os.path.exists(os.path.join(build, "build.ok")) or not os.path.exists(bzimage):
-        sys.exit(f"conform: no finished test kernel in {build}: run 'make kernel'")
     os.makedirs(args.out, exist_ok=True)
     init = build_guest(os.path.join(TOP, "build/guest"))
 
     requirement_map = reqs.by_test(reqs.read(conf.sources))
     boots, checks = [], []
-    plan = [b for b in BOOTS if not args.only or b["name"] in args.only.split(",")]
+    only = [n for n in args.only.split(",") if n]
+    plan = [b for b in BOOTS if b.get("variant", "test") in variants and
+            (b["name"] in only if only or b.get("optional") else True)]
     for spec in plan:
         if spec.get("cavs"):
             spec = prepare_cavs(spec, args.out)
-        info, cs = run_boot(spec, args, bzimage, init, src, args.out)
+        variant = spec.get("variant", "test")
+        info, cs = run_boot(spec, args, images[variant], init, src, args.out)
+        info["variant"] = variant
+        prefix = spec.get("prefix", variant if variant != "test" else None)
+        if prefix:
+            for c in cs:
+                if not c["id"].startswith("boot."):
+                    c["id"] = f"{prefix}.{c['id']}"
         boots.append(info)
         checks += cs
     consoles = [os.path.join(args.out, "boots", b["name"], "console.log")
@@ -494,7 +571,9 @@ def main():
         seed_table, seed_check = seed_lengths(consoles)
         checks.append(seed_check)
     for c in checks:
-        c["requirements"] = reqs.for_check(requirement_map, c["id"])
+        base = c["id"].split(".", 1)[1] if c["id"].startswith(("debug.", "fips.")) \
+            else c["id"]
+        c["requirements"] = reqs.for_check(requirement_map, base)
     problems = report.validate(checks)
     for p in problems:
         checks.append({"id": f"harness.report.{len(checks)}", "origin": "harness",
