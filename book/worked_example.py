@@ -190,7 +190,7 @@ def render(ctx):
                              f"{type(e).__name__}: {e}")
                 got = None
         src = f"{fname}/{mech}.txt"
-        out += [f"{esc(why.capitalize())}: record COUNT = {esc(rec['COUNT'])} of "
+        out += [f"{esc(why[:1].upper() + why[1:])}: record COUNT = {esc(rec['COUNT'])} of "
                 f"section {code('[' + section + ']')} in "
                 f"{code('vectors/cavs-intermediate/' + src)} "
                 f"(entropy {esc(params.get('EntropyInputLen', '?'))} bits, nonce "
@@ -201,7 +201,7 @@ def render(ctx):
             if k in rec:
                 out.append(f"| {esc(k)} | {code(hexgroups(rec[k]))} |")
         for i, (k, v) in enumerate(rec["_adds"]):
-            out.append(f"| {esc(k)} (call {i // 1 + 1}) | {code(hexgroups(v))} |")
+            out.append(f"| {esc(k)} (call {i + 1}) | {code(hexgroups(v))} |")
         out.append("")
         matches = total = 0
         for step in rec["_order"]:

@@ -94,6 +94,12 @@ def name_md(name):
     return "".join(code(s) if k == "code" else esc(s) for k, s in name_parts(name))
 
 
+def md_inline(text):
+    """A requirement's text (pandoc Markdown from a doc chunk, one line):
+    [[code]] becomes inline code, the rest is kept as Markdown."""
+    return "".join(code(s) if k == "code" else s for k, s in name_parts(text))
+
+
 def name_html(name):
     return "".join(f"<code>{html.escape(s)}</code>" if k == "code" else html.escape(s)
                    for k, s in name_parts(name))
@@ -142,15 +148,24 @@ class Renderer:
         self.top = top
         self.outdir = outdir
         self.conf = nwconf.load(os.path.join(top, "tangle.conf"))
-        os.chdir(top)
         self.warnings = []          # (stage, message)
-        self.book, self.raw = nwbook.front_end(self.conf.sources, self.conf)
+        self.book, self.raw = nwbook.front_end(self.conf.sources, self.conf, cwd=top)
         for w in self.book.warnings:
             self.warn("noweb", w)
         self.outs = booktrace.trace_outputs(top, self.conf, self.book)
         self.loc = booktrace.locations(self.outs)
         self.report, self.report_path = booktrace.load_report(top)
-        self.traces = booktrace.requirements(self.conf, self.book, self.report)
+        try:
+            self.traces = booktrace.requirements(self.conf, self.book, self.report, top)
+        except ValueError as e:
+            self.warn("book", f"requirement blocks: {e}")
+            self.traces = []
+        for c in self.book.chunks:
+            for line in c.lines:
+                for p in line:
+                    if p[0] == "use" and p[1] not in self.book.defs:
+                        self.warn("noweb", f"{c.src}:{c.line}: <<{c.name}>> uses "
+                                  f"<<{p[1]}>>, which no chunk defines")
         self.uses = {}              # placeholder number -> (target, use label, name)
         self.req_by_label = {}      # definition label -> [requirement ids]
         for t in self.traces:
@@ -236,6 +251,7 @@ class Renderer:
         r = t.req
         src = f" · {esc(r.source)}" if r.source else ""
         return [f"::: {{#req-{r.id} .requirement}}",
+                "```{=latex}", "\\begin{leftbar}", "```", "",
                 f"[Requirement [{esc(r.id)}](#trace-req-{r.id}){src}]{{.req-head}}",
                 ""]
 
@@ -255,6 +271,7 @@ class Renderer:
         lines.append(f"Last run: {status_md(t.status)}{acc}; "
                      f"[traceability](#trace-req-{t.req.id})")
         lines.append(":::")
+        lines += ["", "```{=latex}", "\\end{leftbar}", "```", ""]
         return lines
 
     # -- code chunks ---------------------------------------------------------
@@ -275,7 +292,8 @@ class Renderer:
         fence = "~" * max(4, 1 + max((len(m) for ln in body
                                       for m in re.findall(r"~+", ln)), default=0))
         op = "+≡" if c.continued else "≡"
-        out = ["", f"::: {{#{c.label} .chunk}}",
+        out = ["", "```{=latex}", "\\needspace{6\\baselineskip}", "```", "",
+               f"::: {{#{c.label} .chunk}}",
                f"[[⟨{name_md(c.name)} {c.number}⟩](#{c.label})"
                f"{esc(op)}]{{.chunk-head}}", "",
                f"{fence} {{.{LANG_CLASS.get(lang, 'text')} .chunk-code}}"]
@@ -321,6 +339,8 @@ class Renderer:
             items.append("Meets " + ", ".join(
                 f"[{esc(r)}](#req-{r})" for r in rq) + ".")
         items.append(f"Source: {esc(c.src)}:{c.line}.")
+        items[0] = "`\\begingroup\\footnotesize{}`{=latex}" + items[0]
+        items[-1] += "`\\par\\endgroup`{=latex}"
         return ["::: chunk-xref"] + [i + "\\" for i in items[:-1]] + [items[-1], ":::"]
 
     # -- the whole book ------------------------------------------------------
@@ -381,7 +401,7 @@ class Renderer:
         boots = rep.get("boots", [])
         s = rep.get("summary", {})
         accel = sorted({b.get("accel", "?") for b in boots})
-        out += ["| of the last run | |", "|---|---|",
+        out += ["| the run | |", "|---|---|",
                 f"| started | {esc(str(rep.get('started', '?')))} |",
                 f"| kernel release | {code(str(k.get('release', '?')))} |",
                 f"| base package | {esc(str(k.get('base', '?')))} |",
@@ -439,7 +459,7 @@ class Renderer:
         for t in self.traces:
             r = t.req
             out += [f"### {esc(r.id)} {{- #trace-req-{r.id}}}", "",
-                    f"{esc(r.text)} ([in the text](#req-{r.id}); "
+                    f"{md_inline(r.text)} ([in the text](#req-{r.id}); "
                     f"source: {esc(r.source) or '–'}; {esc(r.where)})", ""]
             for name, labels in t.chunks:
                 wh = []
@@ -558,7 +578,7 @@ class Renderer:
             except (OSError, IndexError):
                 return "not found"
 
-        pkgs = [("noweb", "noweb", first_line(["noweave", "-v"])),
+        pkgs = [("noweb", "noweb", ""),      # noweb prints no version of its own
                 ("pandoc", "pandoc", first_line([PANDOC, "--version"])),
                 ("gcc", "gcc-12", first_line(["gcc", "--version"])),
                 ("QEMU", "qemu-system-x86", first_line(["qemu-system-x86_64", "--version"])),
@@ -621,8 +641,8 @@ class Renderer:
                "date of `tangle.conf`):", "",
                fence + " {.bash}"] + cmds + [fence, "",
                "Each `notangle` writes one root chunk; the edit scripts say where "
-               "each chunk goes in the kernel tree (chapter "
-               "[The pipeline](#the-pipeline)), and `series.py` applies them one "
+               "each chunk goes in the kernel tree (the chapter on the pipeline "
+               "describes their language), and `series.py` applies them one "
                "patch at a time and runs `git format-patch --no-signature "
                "--abbrev=12`.", "",
                "## How this book was made {- #colophon-render}", "",
@@ -817,8 +837,8 @@ def run_pdflatex(outdir, texname, warn):
         except OSError:
             log = r.stdout
         if r.returncode != 0:
-            err = [ln for ln in log.split("\n") if ln.startswith("!") or ":" in ln[:80]
-                   and "error" in ln.lower()]
+            err = [ln for ln in log.split("\n")
+                   if ln.startswith("! ") or re.match(r"^\S+\.tex:\d+: ", ln)]
             raise SystemExit("book: pdflatex failed: " + " | ".join(err[:5])[:800]
                              + f" (see {os.path.relpath(logpath, TOP)})")
         if not re.search(r"Rerun to get|Label\(s\) may have changed|"

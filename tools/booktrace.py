@@ -348,10 +348,14 @@ class Trace:
         return "skip" if all(s == "skip" for s in st) else "partly skipped"
 
 
-def requirements(conf, book, report):
+def requirements(conf, book, report, top=None):
     checks = {c["id"]: c for c in (report or {}).get("checks", [])}
     out = []
-    for r in reqsmod.read(conf.sources):
+    srcs = [os.path.join(top, s) for s in conf.sources] if top else conf.sources
+    for r in reqsmod.read(srcs):
+        if top:
+            r.where = os.path.relpath(r.where.rsplit(":", 1)[0], top) + ":" + \
+                r.where.rsplit(":", 1)[1]
         t = Trace(r)
         for name in r.impl:
             if name in book.defs:

@@ -38,10 +38,10 @@ class FrontEndError(Exception):
     pass
 
 
-def run(cmd, inp=None):
+def run(cmd, inp=None, cwd=None):
     """Run one stage; return (stdout, stderr).  Fail on a non-zero exit."""
     try:
-        r = subprocess.run(cmd, input=inp, capture_output=True, text=True)
+        r = subprocess.run(cmd, input=inp, capture_output=True, text=True, cwd=cwd)
     except FileNotFoundError:
         raise FrontEndError(f"{cmd[0]} not found: install noweb (make deps)")
     if r.returncode != 0:
@@ -254,6 +254,8 @@ class Tangler:
 
     def __init__(self, book):
         self.book = book
+        self.missing = set()      # chunks used but never defined (skipped)
+        self.cycles = set()       # chunks that use themselves (not expanded)
 
     def expand(self, name, stack=()):
         """Return [(text, stack of definition labels)] for the chunk."""
@@ -273,9 +275,11 @@ class Tangler:
 
     def _expand(self, name, stack, active):
         if name not in self.book.defs:
-            raise KeyError(name)
+            self.missing.add(name)      # notangle writes nothing for it either
+            return [[]]
         if name in active:
-            raise ValueError(f"chunk <<{name}>> uses itself")
+            self.cycles.add(name)
+            return [[]]
         active = active | {name}
         out = [[]]
         for d in self.book.defs[name]:
@@ -524,9 +528,10 @@ def _defs_in_block(block, lang, kinds):
     return out
 
 
-def front_end(sources, conf=None):
-    """Run noweb's pipeline with our autodefs; return (Book, raw noidx output)."""
-    markup, err1 = run([MARKUP, "-t"] + list(sources))
+def front_end(sources, conf=None, cwd=None):
+    """Run noweb's pipeline with our autodefs; return (Book, raw noidx output).
+    Sources are relative to cwd (they are named so in the output)."""
+    markup, err1 = run([MARKUP, "-t"] + list(sources), cwd=cwd)
     plain = parse(markup)
     # Chunk i of the markup stream is chunk i of noidx's: match by order.
     by_label = destinations(plain, conf) if conf is not None else {}
