@@ -79,7 +79,8 @@ def draw(fig, run, path):
     fig_.text(0.01, 0.01, who, fontsize=7, color="#555555")
     if tcg:
         ax.text(0.5, 0.5, TCG_LABEL, transform=ax.transAxes, fontsize=18,
-                color="#b3261e", alpha=.35, ha="center", va="center", rotation=12)
+                color="#b3261e", alpha=.45, ha="center", va="center", rotation=12,
+                zorder=10)
     fig_.tight_layout(rect=(0, 0.03, 1, 1))
     fig_.savefig(path, metadata={"Software": None})
     plt.close(fig_)

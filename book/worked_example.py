@@ -196,7 +196,7 @@ def render(ctx):
                 f"(entropy {esc(params.get('EntropyInputLen', '?'))} bits, nonce "
                 f"{esc(params.get('NonceLen', '?'))} bits, output "
                 f"{esc(params.get('ReturnedBitsLen', '?'))} bits).", "",
-                "| input | value (hex) |", "|---|---|"]
+                "| input | value (hex) |", "|--|------|"]
         for k in INPUTS:
             if k in rec:
                 out.append(f"| {esc(k)} | {code(hexgroups(rec[k]))} |")
@@ -207,7 +207,7 @@ def render(ctx):
         for step in rec["_order"]:
             out += [f"**{esc(step.capitalize())}.** "
                     f"{esc(STEPS_TEXT.get(mech, {}).get(step, ''))}", "",
-                    "| value | NIST | recomputed |", "|---|---|---|"]
+                    "| value | NIST | recomputed |", "|-|------|----|"]
             for name, val in rec["_steps"][step].items():
                 total += 1
                 mine = (got or {}).get(step, {}).get(name) if got else None
@@ -228,7 +228,7 @@ def render(ctx):
                        rec["ReturnedBits"].lower() else f"**differs:** {code(hexgroups(mine))}")
             if verdict == "same":
                 matches += 1
-            out += ["| output | NIST | recomputed |", "|---|---|---|",
+            out += ["| output | NIST | recomputed |", "|-|------|----|",
                     f"| ReturnedBits | {code(hexgroups(rec['ReturnedBits']))} | {verdict} |", ""]
         if got is not None:
             out += [f"The host model recomputed {matches} of {total} values "

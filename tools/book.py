@@ -58,6 +58,10 @@ PLACEHOLDER_RE = re.compile(r"NWUSEQ(\d{5})Z")
 # ---------------------------------------------------------------------------
 # Markdown helpers
 
+# A paragraph in small type, ragged right, in the PDF (nothing in HTML).
+SMALL = "`\\begingroup\\footnotesize\\raggedright{}`{=latex}"
+END_SMALL = "`\\par\\endgroup`{=latex}"
+
 PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
@@ -252,7 +256,7 @@ class Renderer:
         src = f" · {esc(r.source)}" if r.source else ""
         return [f"::: {{#req-{r.id} .requirement}}",
                 "```{=latex}", "\\begin{leftbar}", "```", "",
-                f"[Requirement [{esc(r.id)}](#trace-req-{r.id}){src}]{{.req-head}}",
+                f"[**Requirement [{esc(r.id)}](#trace-req-{r.id})**{src}]{{.req-head}}",
                 ""]
 
     def requirement_foot(self, raw):
@@ -263,13 +267,13 @@ class Renderer:
         chunks += [f"{code(n)} (no such chunk)" for n in t.unknown]
         checks = [f"{code(cid)} ({status_md(st)})" for cid, st, _ in t.checks]
         lines = ["", "::: req-foot"]
-        lines.append("Implemented by: " + ("; ".join(chunks) if chunks else
-                                            "no chunk (gap)") + "\\")
+        lines.append(SMALL + "Implemented by: " + ("; ".join(chunks) if chunks else
+                                                    "no chunk (gap)") + "\\")
         lines.append("Tested by: " + ("; ".join(checks) if checks else "no check (gap)")
                      + "\\")
         acc = f" (accepted: {esc(t.req.accepted)})" if t.req.accepted else ""
         lines.append(f"Last run: {status_md(t.status)}{acc}; "
-                     f"[traceability](#trace-req-{t.req.id})")
+                     f"[traceability](#trace-req-{t.req.id})" + END_SMALL)
         lines.append(":::")
         lines += ["", "```{=latex}", "\\end{leftbar}", "```", ""]
         return lines
@@ -339,8 +343,8 @@ class Renderer:
             items.append("Meets " + ", ".join(
                 f"[{esc(r)}](#req-{r})" for r in rq) + ".")
         items.append(f"Source: {esc(c.src)}:{c.line}.")
-        items[0] = "`\\begingroup\\footnotesize{}`{=latex}" + items[0]
-        items[-1] += "`\\par\\endgroup`{=latex}"
+        items[0] = SMALL + items[0]
+        items[-1] += END_SMALL
         return ["::: chunk-xref"] + [i + "\\" for i in items[:-1]] + [items[-1], ":::"]
 
     # -- the whole book ------------------------------------------------------
@@ -401,7 +405,7 @@ class Renderer:
         boots = rep.get("boots", [])
         s = rep.get("summary", {})
         accel = sorted({b.get("accel", "?") for b in boots})
-        out += ["| the run | |", "|---|---|",
+        out += ["| the run | |", "|--|----|",
                 f"| started | {esc(str(rep.get('started', '?')))} |",
                 f"| kernel release | {code(str(k.get('release', '?')))} |",
                 f"| base package | {esc(str(k.get('base', '?')))} |",
@@ -416,7 +420,7 @@ class Renderer:
         out += ["The run tested these files of `tangled/` (sha256); the last "
                 "column compares them with the files this book was rendered "
                 "with.", "",
-                "| file | sha256 in the run | same as now |", "|---|---|---|"]
+                "| file | sha256 in the run | same as now |", "|------|----|---|"]
         stale = 0
         for path in sorted(set(now) | set(then)):
             a, b = then.get(path), now.get(path)
@@ -444,7 +448,7 @@ class Renderer:
         out += self.run_summary()
         out += ["## Summary {- #trace-summary}", "",
                 "| requirement | source | chunks | checks | last run |",
-                "|---|---|---|---|---|"]
+                "|------|----|-----|--|----|"]
         for t in self.traces:
             chunks = ", ".join(self.chunk_ref(labels[0], short=True)
                                for _, labels in t.chunks) or "–"
@@ -503,7 +507,7 @@ class Renderer:
                     f"{counts['context']} context, {counts['generated']} generated"
                     + (f", **{counts['untraced']} not produced by the book** "
                        "(run `make tangle`)" if counts["untraced"] else "") + ".", "",
-                    "| lines | from | meets |", "|---|---|---|"]
+                    "| lines | from | meets |", "|--|--------|------|"]
             for a, z, kind, lab in booktrace.innermost_runs(o):
                 rng = f"{a}" if a == z else f"{a}–{z}"
                 anchor = f"[{rng}]{{#{out_anchor(o.path)}-L{a}}}"
@@ -547,7 +551,7 @@ class Renderer:
                "own `autodefs` (`tools/nwbook.py`) and cross-referenced by "
                "noweb's `finduses` and `noidx`: where each is defined and "
                "the chunks that use it.", "",
-               "| identifier | kind | defined in | used in |", "|---|---|---|---|"]
+               "| identifier | kind | defined in | used in |", "|------|--|--------|----|"]
         for name, defs, uses in self.book.ident_index:
             kind = self.book.kinds.get(name, "identifier")
             ds = ", ".join(self.chunk_ref(d) for d in defs)
@@ -589,11 +593,16 @@ class Renderer:
                 ("matplotlib", "python3-matplotlib", ""),
                 ("LaTeX", "texlive-latex-recommended", first_line([PDFLATEX, "--version"])),
                 ("Chromium", "chromium", "")]
-        rows = ["| tool | Debian package | version | reports itself as |",
-                "|---|---|---|---|"]
+        ran = (self.report or {}).get("packages", {})
+        rows = ["Versions installed where this book was rendered, and (last "
+                "column) those `build/conformance/report.json` recorded for the "
+                "last run, which may have been on another machine.", "",
+                "| tool | Debian package | version here | reports itself as | in the last run |",
+                "|--|---|---|----|---|"]
         for tool, pkg, selfv in pkgs:
             rows.append(f"| {esc(tool)} | {code(pkg)} | {code(dpkg(pkg))} | "
-                        f"{esc(selfv) or '–'} |")
+                        f"{esc(selfv) or '–'} | "
+                        f"{code(ran[pkg]) if pkg in ran else '–'} |")
         srcs = " ".join(shlex.quote(s) for s in self.conf.sources)
         cmds = [f"apt-get install {self.conf.base_package}={self.conf.base_version} "
                 "noweb git python3", "",
@@ -804,8 +813,11 @@ def latex_warnings(log):
     for i, ln in enumerate(lines):
         if BOX.match(ln):
             continue
-        if "pdfTeX warning (dest)" in ln or ("pdfTeX warning" in ln and "dest" in ln):
-            out.append(("link", ln.strip()))
+        if "pdfTeX warning" in ln:
+            msg = ln.strip()
+            if len(ln) >= 79 and i + 1 < len(lines) and lines[i + 1].strip():
+                msg += lines[i + 1].strip()      # the log wraps at 79 columns
+            out.append(("link" if "dest" in msg else "warning", msg))
             continue
         if LATEX_WARNING.search(ln):
             msg = ln.strip()

@@ -120,6 +120,11 @@ class FilterTest(unittest.TestCase):
     def tearDown(self):
         self.b.close()
 
+    def assertIn(self, needle, hay, msg=None):
+        # The generated Markdown is long: name only what is missing.
+        if needle not in hay:
+            self.fail(msg or f"{needle!r} not in the output")
+
     def test_anchors_are_noidx_labels(self):
         """Every chunk is a div whose id is its noidx label, stable across runs."""
         labels = [c.label for c in self.rd.book.chunks]
@@ -176,7 +181,7 @@ class FilterTest(unittest.TestCase):
 
     def test_requirement_block(self):
         self.assertIn("::: {#req-demo .requirement}", self.md)
-        self.assertIn("[Requirement [demo](#trace-req-demo)", self.md)
+        self.assertIn("[**Requirement [demo](#trace-req-demo)**", self.md)
         self.assertIn("Tested by: `t.one`", self.md)
         self.assertIn("### demo {- #trace-req-demo}", self.md)
         self.assertIn("**No run yet.**", self.md)
@@ -239,6 +244,65 @@ class FilterTest(unittest.TestCase):
         self.assertEqual(kinds[21], "untraced")
         foo = self.by_name["function [[foo]]"][0]
         self.assertEqual(lines[10].stack[-1], foo.label)
+
+
+class HookTest(unittest.TestCase):
+    """The generated parts: figures from data files, the worked example."""
+
+    def ctx(self, top):
+        return {"top": top, "outdir": os.path.join(top, "out"), "report": None,
+                "esc": book.esc, "code": book.code}
+
+    def test_figure_from_tcg_data_is_labelled(self):
+        import figures
+        top = tempfile.mkdtemp(prefix="bookfig-")
+        try:
+            d = os.path.join(top, "build/conformance/figures")
+            os.makedirs(d)
+            with open(os.path.join(d, "jitter-deltas.json"), "w") as f:
+                f.write('{"kind": "histogram", "title": "t", "series": '
+                        '[{"values": [1, 2, 2, 3, 3, 3]}], "run": {"started": "s", '
+                        '"kernel": "k", "accel": "tcg"}}')
+            md, notes = figures.render(self.ctx(top))
+            self.assertEqual(notes, [])
+            self.assertIn("::: {#fig-jitter-deltas .figure}", md)
+            self.assertIn("Emulated timer, not evidence.", md)
+            self.assertIn("::: {#fig-health-tests .placeholder}", md)
+            self.assertTrue(os.path.getsize(os.path.join(top, "out/figures/jitter-deltas.png")))
+        finally:
+            shutil.rmtree(top)
+
+    def test_worked_example_placeholder_and_model(self):
+        import worked_example
+        top = tempfile.mkdtemp(prefix="bookwx-")
+        try:
+            os.symlink(os.path.join(TOP, "vectors"), os.path.join(top, "vectors"))
+            md, notes = worked_example.render(self.ctx(top))
+            self.assertEqual(notes, [])
+            self.assertIn("Recomputation not yet available", md)
+            self.assertIn("not yet available |", md)
+            # A model that echoes NIST's values, one of them wrong.
+            os.makedirs(os.path.join(top, "conformance/host"))
+            with open(os.path.join(top, "conformance/host/drbg_model.py"), "w") as f:
+                f.write(textwrap.dedent('''\
+                    import worked_example as w
+                    def book_trace(mech, section, rec):
+                        path = f"{TOP}/vectors/cavs-intermediate/pr_false/{mech}.txt"
+                        params, r = w.pick(w.parse(path), section)
+                        out = {s: dict(v) for s, v in r["_steps"].items()}
+                        out["OUTPUT"] = {"ReturnedBits": r["ReturnedBits"]}
+                        if mech == "CTR_DRBG":
+                            out["RESEED"]["V"] = "00"
+                        return out
+                    ''').replace("{TOP}", TOP))
+            md, notes = worked_example.render(self.ctx(top))
+            self.assertNotIn("Recomputation not yet available", md)
+            self.assertIn("| same |", md)
+            self.assertIn("**differs:**", md)
+            self.assertEqual(len(notes), 1)
+            self.assertIn("CTR_DRBG", notes[0])
+        finally:
+            shutil.rmtree(top)
 
 
 class LinkCheckTest(unittest.TestCase):
