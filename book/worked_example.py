@@ -9,7 +9,13 @@ something is wrong, not merely absent.
 
 The records and NIST's intermediate values (the working state after each
 step) come from vectors/cavs-intermediate/.  Each value is recomputed by
-the host model, conformance/host/drbg_model.py, when it exists and offers
+the host model, conformance/host/drbg_model.py, when it exists: through its
+
+    run_request(driver, flags_reseed, flags_pr, out_len, entropy, nonce,
+                pers, entropy_reseed, addtl_reseed, addtl, entropy_pr, trace)
+
+(the kernel's test-mode calling conventions; trace receives (step, state)
+named as in NIST's files), or, if the model offers it instead, through
 
     book_trace(mechanism, section, record) -> {step: {name: hex}}
 
@@ -135,9 +141,40 @@ def load_model(top):
     spec = importlib.util.spec_from_file_location("drbg_model", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    if not hasattr(mod, "book_trace"):
+    if not (hasattr(mod, "book_trace") or hasattr(mod, "run_request")):
         return None, "no-hook"
     return mod, "ok"
+
+
+def driver_of(mech, section, pr):
+    """("HMAC_DRBG", "SHA-256", False) -> "drbg_nopr_hmac_sha256"."""
+    alg = section.split()[0].lower().replace("-", "")
+    core = {"HMAC_DRBG": "hmac_", "Hash_DRBG": "", "CTR_DRBG": "ctr_"}[mech] + alg
+    return f"drbg_{'pr' if pr else 'nopr'}_{core}"
+
+
+def recompute(model, mech, section, params, rec):
+    """{step: {name: hex}} from the host model, with "OUTPUT"."""
+    if hasattr(model, "book_trace"):
+        fields = {k: v for k, v in rec.items() if not k.startswith("_")}
+        fields["PredictionResistance"] = params.get("PredictionResistance", "False")
+        fields["AdditionalInput"] = [v for k, v in rec["_adds"] if k == "AdditionalInput"]
+        return model.book_trace(mech, section, fields)
+    pr = params.get("PredictionResistance", "False") == "True"
+    h = bytes.fromhex
+    adds = [h(v) for k, v in rec["_adds"] if k == "AdditionalInput"]
+    eprs = [h(v) for k, v in rec["_adds"] if k == "EntropyInputPR"]
+    trace = []
+    _, out2 = model.run_request(
+        driver_of(mech, section, pr), "EntropyInputReseed" in rec, pr,
+        int(params["ReturnedBitsLen"]) // 8, h(rec.get("EntropyInput", "")),
+        h(rec.get("Nonce", "")), h(rec.get("PersonalizationString", "")),
+        h(rec.get("EntropyInputReseed", "")), h(rec.get("AdditionalInputReseed", "")),
+        adds, eprs, trace)
+    steps = {name: {k: v.hex() for k, v in st.items() if isinstance(v, (bytes, bytearray))}
+             for name, st in trace}
+    steps["OUTPUT"] = {"ReturnedBits": bytes(out2).hex()}
+    return steps
 
 
 def render(ctx):
@@ -157,8 +194,8 @@ def render(ctx):
                      f"{type(e).__name__}: {e}")
     if state != "ok":
         why = {"absent": "`conformance/host/drbg_model.py` is not in this tree yet",
-               "no-hook": "`conformance/host/drbg_model.py` does not offer "
-                          "`book_trace()` yet",
+               "no-hook": "`conformance/host/drbg_model.py` offers neither "
+                          "`run_request()` nor `book_trace()`",
                "error": "`conformance/host/drbg_model.py` failed to load"}[state]
         out += ["::: placeholder",
                 f"**Recomputation not yet available:** {why}.  The values below "
@@ -180,13 +217,9 @@ def render(ctx):
         got = None
         if model is not None:
             try:
-                fields = {k: v for k, v in rec.items() if not k.startswith("_")}
-                fields["PredictionResistance"] = params.get("PredictionResistance", "False")
-                fields["AdditionalInput"] = [v for k, v in rec["_adds"]
-                                             if k == "AdditionalInput"]
-                got = model.book_trace(mech, section, fields)
+                got = recompute(model, mech, section, params, rec)
             except Exception as e:
-                notes.append(f"drbg_model.book_trace({mech}, {section}) failed: "
+                notes.append(f"drbg_model: recomputing {mech} {section} failed: "
                              f"{type(e).__name__}: {e}")
                 got = None
         src = f"{fname}/{mech}.txt"
@@ -231,8 +264,11 @@ def render(ctx):
             out += ["| output | NIST | recomputed |", "|-|------|----|",
                     f"| ReturnedBits | {code(hexgroups(rec['ReturnedBits']))} | {verdict} |", ""]
         if got is not None:
-            out += [f"The host model recomputed {matches} of {total} values "
-                    "identically.", ""]
+            how = ("`book_trace()`" if hasattr(model, "book_trace") else
+                   f"`run_request()` as the kernel's {code(driver_of(mech, section, False))} "
+                   "runs the record in test mode")
+            out += [f"The host model (`conformance/host/drbg_model.py`, {how}) "
+                    f"recomputed {matches} of {total} values identically.", ""]
             if matches != total:
                 notes.append(f"worked example {mech} {section}: the host model agrees "
                              f"with NIST on {matches} of {total} values")

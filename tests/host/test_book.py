@@ -305,6 +305,16 @@ class HookTest(unittest.TestCase):
             shutil.rmtree(top)
 
 
+    def test_driver_names(self):
+        import worked_example
+        self.assertEqual(worked_example.driver_of("HMAC_DRBG", "SHA-256", False),
+                         "drbg_nopr_hmac_sha256")
+        self.assertEqual(worked_example.driver_of("CTR_DRBG", "AES-256 use df", True),
+                         "drbg_pr_ctr_aes256")
+        self.assertEqual(worked_example.driver_of("Hash_DRBG", "SHA-1", False),
+                         "drbg_nopr_sha1")
+
+
 class LinkCheckTest(unittest.TestCase):
     def test_dead_anchor_and_missing_file(self):
         d = tempfile.mkdtemp(prefix="booklinks-")
