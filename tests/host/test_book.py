@@ -109,16 +109,18 @@ class Book:
 
 
 class FilterTest(unittest.TestCase):
-    def setUp(self):
-        self.b = Book()
-        self.rd = self.b.renderer()
-        self.md = self.rd.markdown()
-        self.by_name = {}
-        for c in self.rd.book.chunks:
-            self.by_name.setdefault(c.name, []).append(c)
+    @classmethod
+    def setUpClass(cls):
+        cls.b = Book()
+        cls.rd = cls.b.renderer()
+        cls.md = cls.rd.markdown()
+        cls.by_name = {}
+        for c in cls.rd.book.chunks:
+            cls.by_name.setdefault(c.name, []).append(c)
 
-    def tearDown(self):
-        self.b.close()
+    @classmethod
+    def tearDownClass(cls):
+        cls.b.close()
 
     def assertIn(self, needle, hay, msg=None):
         # The generated Markdown is long: name only what is missing.
