@@ -186,7 +186,10 @@ def trace_cover(path, expansion):
                 lines[j].kind, lines[j].stack = "book", first[1]
                 j += 1
         i += 1
-    body = [(k, lines[k].text) for k in range(i + 1, n)]
+    # The letter ends where git's short log begins ("Author Name (N):").
+    end = next((k for k in range(i + 1, n)
+                if re.match(r"^\S.* \(\d+\):$", lines[k].text)), n)
+    body = [(k, lines[k].text) for k in range(i + 1, end)]
     got = _match(body, expansion[1:])
     for k, _ in body:
         if k in got:
