@@ -343,6 +343,32 @@ class LinkCheckTest(unittest.TestCase):
         self.assertEqual(missing, ["b"])
 
 
+@unittest.skipUnless(os.path.exists("/usr/bin/chromium"), "chromium not installed")
+class BrowserTest(unittest.TestCase):
+    def test_console_error_and_failed_load_are_caught(self):
+        import cdp
+        d = tempfile.mkdtemp(prefix="bookcdp-")
+        try:
+            page = os.path.join(d, "p.html")
+            with open(page, "w") as f:
+                f.write('<!DOCTYPE html><html><body><p id="a">x</p>'
+                        '<img src="missing.png"><script>undefined_function();</script>'
+                        '</body></html>')
+            with cdp.Browser() as b:
+                b.open_page()
+                b.viewport(400, 300)
+                b.navigate("file://" + page)
+                b.drain(0.3)
+                problems = b.problems()
+                b.screenshot(os.path.join(d, "s.png"))
+            self.assertTrue(any("undefined_function" in p for p in problems), problems)
+            self.assertTrue(any("missing.png" in p or "ERR_FILE_NOT_FOUND" in p
+                                for p in problems), problems)
+            self.assertTrue(os.path.getsize(os.path.join(d, "s.png")))
+        finally:
+            shutil.rmtree(d)
+
+
 class GapCheckTest(unittest.TestCase):
     def traces(self, one):
         b = Book(one=one)
