@@ -604,9 +604,11 @@ class Renderer:
                         f"{esc(selfv) or '–'} | "
                         f"{code(ran[pkg]) if pkg in ran else '–'} |")
         srcs = " ".join(shlex.quote(s) for s in self.conf.sources)
-        cmds = [f"apt-get install {self.conf.base_package}={self.conf.base_version} "
-                "noweb git python3", "",
-                "# make tangle runs:",
+        cmds = ["# the packages (make deps does this; the kernel source is pinned):",
+                "tools/deps.sh build",
+                "# then either",
+                "make tangle",
+                "# or, spelled out, what make tangle does:",
                 "/usr/bin/python3 tools/nw.py lint"]
         for out_, chunk in self.conf.files:
             cmds.append(f"notangle -t8 -R{shlex.quote(chunk)} {srcs} > "
@@ -642,13 +644,17 @@ class Renderer:
                "", "## Regenerating tangled/ from this book {- #colophon-tangle}", "",
                "`make tangle` regenerates `tangled/` from the noweb sources; "
                "`make drift` checks that the committed files are what it makes, "
-               "byte for byte.  Spelled out, on Debian 12 with the pinned kernel "
-               f"source package ({code(self.conf.base_package + ' ' + self.conf.base_version)}; "
-               "`tools/series.py` imports its tarball into a git tree in the "
+               "byte for byte.  On Debian 12 (bookworm, amd64), from a checkout "
+               "of this book's commit, with the pinned kernel source package "
+               f"{code(self.conf.base_package + '=' + self.conf.base_version)} "
+               "(`tools/series.py` imports its tarball into a git tree in the "
                "kernel cache, `~/.cache/literate-drbg` unless `KCACHE` says "
                "otherwise, and commits each patch there with the identity and "
                "date of `tangle.conf`):", "",
                fence + " {.bash}"] + cmds + [fence, "",
+               "`tools/nw.py tangle` runs these `notangle` commands through a "
+               "temporary file each (a failed one leaves no partial output) and "
+               "refuses output with trailing blanks.  "
                "Each `notangle` writes one root chunk; the edit scripts say where "
                "each chunk goes in the kernel tree (the chapter on the pipeline "
                "describes their language), and `series.py` applies them one "
