@@ -718,6 +718,13 @@ def html_post(text, rd):
         before = text[pos:m.start()]
         for cm in chunk_re.finditer(before):
             current = cm.group(1)
+        if current is not None and '<div class="chunk-xref">' in before:
+            # The last chunk's notes came after its code: this <pre> is
+            # outside any chunk (unless a new chunk began after them).
+            last_x = before.rfind('<div class="chunk-xref">')
+            last_c = max((cm.start() for cm in chunk_re.finditer(before)), default=-1)
+            if last_c < last_x:
+                current = None
         out.append(before)
         body = m.group(2)
         parts = re.split(r"(<[^>]+>)", body)
