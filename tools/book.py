@@ -500,9 +500,10 @@ class Renderer:
                     "(`make tangle` writes them).", ":::", ""]
         for o in self.outs:
             counts = {k: o.count(k) for k in ("book", "context", "generated", "untraced")}
+            root = (f"from the root chunk {self.chunk_ref(self.book.defs[o.root][0].label)}"
+                    if o.root in self.book.defs else "which the book no longer makes")
             out += [f"## {esc(os.path.basename(o.path))} {{- #{out_anchor(o.path)}}}", "",
-                    f"{esc(o.title.capitalize())}, from the root chunk "
-                    f"{self.chunk_ref(self.book.defs[o.root][0].label)}: "
+                    f"{esc(o.title.capitalize())}, {root}: "
                     f"{len(o.lines)} lines, {counts['book']} from the book, "
                     f"{counts['context']} context, {counts['generated']} generated"
                     + (f", **{counts['untraced']} not produced by the book** "

@@ -234,14 +234,21 @@ def trace_outputs(top, conf, book):
         o.lines = trace_cover(os.path.join(pdir, cover[0]),
                               nwbook.expand_lines(tangler, conf.cover))
         outs.append(o)
-    for k, chunk in enumerate(conf.patches):
-        if k >= len(names) or chunk not in book.defs:
-            continue
-        p = os.path.join(pdir, names[k])
+    for k, name in enumerate(names):
+        p = os.path.join(pdir, name)
         if not os.path.exists(p):
             continue
-        o = Output(f"tangled/patches/{names[k]}", f"patch {k + 1}", chunk)
-        o.lines = trace_patch(p, edit_ops(nwbook.expand_lines(tangler, chunk)), k + 1)
+        chunk = conf.patches[k] if k < len(conf.patches) else None
+        # A patch the book no longer makes (tangled/ is stale): nothing of
+        # it can be traced.
+        ops = (edit_ops(nwbook.expand_lines(tangler, chunk))
+               if chunk in book.defs else [])
+        o = Output(f"tangled/patches/{name}", f"patch {k + 1}", chunk)
+        o.lines = trace_patch(p, ops, k + 1)
+        if not ops:
+            for ln in o.lines:
+                if ln.kind == "book":
+                    ln.kind, ln.stack = "untraced", ()
         outs.append(o)
     for out, chunk in conf.files:
         p = os.path.join(top, "tangled", out)
