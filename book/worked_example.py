@@ -128,6 +128,15 @@ def pick(records, section):
     return None, None
 
 
+def styled(verdict):
+    """A verdict as the book's status labels show it."""
+    if verdict == "same":
+        return "[same]{.st .st-pass}"
+    if verdict.startswith("**differs"):
+        return "[differs]{.st .st-fail} " + verdict[len("**differs:** "):]
+    return f"[{verdict}]{{.st .st-notrun}}"
+
+
 def hexgroups(h):
     if not h:
         return "(empty)"
@@ -251,7 +260,7 @@ def render(ctx):
                     matches += 1
                 else:
                     verdict = f"**differs:** {code(hexgroups(mine))}"
-                out.append(f"| {esc(name)} | {code(hexgroups(val))} | {verdict} |")
+                out.append(f"| {esc(name)} | {code(hexgroups(val))} | {styled(verdict)} |")
             out.append("")
         if "ReturnedBits" in rec:
             total += 1
@@ -262,7 +271,8 @@ def render(ctx):
             if verdict == "same":
                 matches += 1
             out += ["| output | NIST | recomputed |", "|-|------|----|",
-                    f"| ReturnedBits | {code(hexgroups(rec['ReturnedBits']))} | {verdict} |", ""]
+                    f"| ReturnedBits | {code(hexgroups(rec['ReturnedBits']))} | "
+                    f"{styled(verdict)} |", ""]
         if got is not None:
             how = ("`book_trace()`" if hasattr(model, "book_trace") else
                    f"`run_request()` as the kernel's {code(driver_of(mech, section, False))} "
