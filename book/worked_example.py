@@ -215,8 +215,9 @@ def render(ctx):
         anchor = f"worked-{mech.lower().replace('_', '-')}"
         out += [f"## {esc(mech)}, {esc(section)} {{- #{anchor}}}", ""]
         if not os.path.exists(path):
-            out += ["::: placeholder", f"No intermediate values: {code(os.path.relpath(path, top))} "
-                    "is missing.", ":::", ""]
+            rel = os.path.relpath(path, top)
+            out += ["::: placeholder", f"No intermediate values: {code(rel)} is missing.",
+                    ":::", ""]
             continue
         params, rec = pick(parse(path), section)
         if rec is None:

@@ -303,17 +303,17 @@ def main(argv):
         by = {}
         for w in warns:
             by[w["stage"]] = by.get(w["stage"], 0) + 1
-        missing = [p for p in (html_path, pdf_path) if not os.path.getsize(p)
-                   if os.path.exists(p)] + [p for p in (html_path, pdf_path)
-                                            if not os.path.exists(p)]
+        missing = [p for p in (html_path, pdf_path)
+                   if not os.path.exists(p) or not os.path.getsize(p)]
         reason = "; ".join(f"{w['stage']}: {w['message']}" for w in warns[:8])
         if missing:
-            reason = f"missing or empty: {', '.join(os.path.relpath(p, TOP) for p in missing)}; " + reason
+            names = ", ".join(os.path.relpath(p, TOP) for p in missing)
+            reason = f"missing or empty: {names}; " + reason
+        counts = {"warnings": len(warns), **{f"warnings_{k}": v for k, v in by.items()},
+                  "chunks": len(info["chunks"]), "seconds": info["seconds"],
+                  "pdf_bytes": os.path.getsize(pdf_path) if os.path.exists(pdf_path) else 0}
         checks.append(check("book.build", "the book builds (HTML, PDF) without warnings",
-                            "fail" if warns or missing else "pass", reason or None,
-                            {"warnings": len(warns), **{f"warnings_{k}": v for k, v in by.items()},
-                             "chunks": len(info["chunks"]), "seconds": info["seconds"],
-                             "pdf_bytes": os.path.getsize(pdf_path) if os.path.exists(pdf_path) else 0}))
+                            "fail" if warns or missing else "pass", reason or None, counts))
 
     # book.links.html
     if os.path.exists(html_path):

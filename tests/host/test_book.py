@@ -11,7 +11,6 @@ no check unless the gap is accepted, and an impl naming no chunk.
 """
 
 import os
-import re
 import shutil
 import subprocess
 import sys
