@@ -18,7 +18,7 @@ export ACCEL BOOTS
 NW := $(shell awk '$$1 == "source" { print $$2 }' tangle.conf)
 
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
-	host-tests check book book-check bench clean cache-clean
+	host-tests check book bench clean cache-clean
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -80,6 +80,7 @@ check: deps
 book: deps deps-book
 	@$(PY) tools/book.py build
 
+.PHONY: book-check
 book-check: deps deps-book
 	@$(PY) tools/book_check.py
 

@@ -358,6 +358,26 @@ class Trace:
         return "skip" if all(s == "skip" for s in st) else "partly skipped"
 
 
+def aggregate(cid, checks):
+    """A check named by a requirement but reported only as its cases
+    (cid.param1, cid.param2, ...: a parameterised KUnit case): one status
+    for all of them, or None when there are none."""
+    kids = [c for k, c in checks.items() if k.startswith(cid + ".")]
+    if not kids:
+        return None
+    st = [c.get("status") for c in kids]
+    status = ("fail" if "fail" in st else "pass" if all(s == "pass" for s in st)
+              else "skip" if all(s == "skip" for s in st) else "pass")
+    n = {s: st.count(s) for s in ("pass", "fail", "skip")}
+    out = {"id": cid, "status": status,
+           "title": f"{len(kids)} cases: {n['pass']} passed, {n['fail']} failed, "
+                    f"{n['skip']} skipped"}
+    bad = next((c for c in kids if c.get("status") == "fail"), None)
+    if bad:
+        out["reason"] = f"{bad['id']}: {bad.get('reason', '')}"
+    return out
+
+
 def requirements(conf, book, report, top=None):
     checks = {c["id"]: c for c in (report or {}).get("checks", [])}
     out = []
@@ -373,7 +393,7 @@ def requirements(conf, book, report, top=None):
             else:
                 t.unknown.append(name)
         for cid in r.tests:
-            c = checks.get(cid)
+            c = checks.get(cid) or aggregate(cid, checks)
             t.checks.append((cid, c["status"] if c else None, c))
         if not r.impl:
             t.gaps.append("no chunk")

@@ -388,6 +388,16 @@ class GapCheckTest(unittest.TestCase):
                           'impl="[[demo.c]] helpers" accepted="shown by review"}')
         self.assertEqual(book_check.gap_problems(self.traces(one)), [])
 
+    def test_parameterised_check_is_aggregated(self):
+        checks = {"k.case.a": {"id": "k.case.a", "status": "pass"},
+                  "k.case.b": {"id": "k.case.b", "status": "fail", "reason": "x"},
+                  "k.other": {"id": "k.other", "status": "pass"}}
+        c = booktrace.aggregate("k.case", checks)
+        self.assertEqual(c["status"], "fail")
+        self.assertIn("2 cases", c["title"])
+        self.assertIn("k.case.b", c["reason"])
+        self.assertIsNone(booktrace.aggregate("k.none", checks))
+
     def test_unknown_chunk_fails(self):
         one = ONE.replace('impl="function [[foo]]"', 'impl="function [[fooo]]"')
         problems = book_check.gap_problems(self.traces(one))
