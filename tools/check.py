@@ -8,7 +8,9 @@ Steps (each runs even if an earlier one failed, so the summary is whole):
   3. checkpatch --strict on each patch     host.checkpatch.<patch>
   4. Debian's config: test options off     host.prodconfig.test-options-off
   5. the host unit tests (tests/host)      host.unit.*
-  6. make conform: build, boot, check      everything in report.json
+  6. the test and the debug kernel, then make conform on both
+  7. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
+                                           everything in report.json
 The host results are merged into build/conformance/report.json, and the
 last line printed is "N passed, N failed, N skipped", summed over all.
 """
@@ -102,8 +104,20 @@ def main():
         checks.append({"id": "host.unit", "origin": "host", "status": "fail",
                        "reason": f"host tests did not run: {e}"})
 
-    step("make conform")
-    rc, timings["conform"] = run(["make", "conform"])
+    step("kernels: the test kernel (make kernel) and the debug kernel")
+    rc, timings["kernel-test"] = run(["make", "kernel"])
+    if rc != 0:
+        checks.append({"id": "host.kernel.test", "origin": "host", "status": "fail",
+                       "reason": "the test kernel did not build (see above)"})
+    rc_dbg, timings["kernel-debug"] = run([PY, "tools/kernel.py", "build", "debug"])
+    if rc_dbg != 0:
+        checks.append({"id": "host.kernel.debug", "origin": "host", "status": "fail",
+                       "reason": "the debug kernel did not build (see above)"})
+
+    step("make conform on both kernels")
+    variants = "test" + (",debug" if rc_dbg == 0 else "")
+    rc, timings["conform"] = run([PY, "conformance/host/conform.py",
+                                  "--variants", variants])
     rep_path = os.path.join(TOP, "build/conformance/report.json")
     rep = None
     try:
@@ -120,11 +134,15 @@ def main():
                        "reason": f"make conform exited {rc} without a failed check"})
 
     req_map = reqs.by_test(reqs.read(nwconf.load(os.path.join(TOP, "tangle.conf")).sources))
-    for c in checks:
-        c["requirements"] = reqs.for_check(req_map, c["id"])
-    with open(os.path.join(OUT, "host-checks.json"), "w") as f:
-        json.dump(checks, f, indent=1)
-    if rep is not None:
+
+    def merge():
+        """Fold the host-side checks into report.json (rewriting .md, .xml)."""
+        for c in checks:
+            c["requirements"] = reqs.for_check(req_map, c["id"])
+        with open(os.path.join(OUT, "host-checks.json"), "w") as f:
+            json.dump(checks, f, indent=1)
+        if rep is None:
+            return report.summarize(checks)
         ids = {c["id"] for c in checks}
         rep["checks"] = [c for c in rep["checks"] if c["id"] not in ids] + checks
         rep["check_timings_s"] = timings
@@ -132,9 +150,24 @@ def main():
         for c in rep["checks"]:
             c.setdefault("requirements", [])
         report.write_all(rep, os.path.dirname(rep_path))
-        total = rep["summary"]
-    else:
-        total = report.summarize(checks)
+        return rep["summary"]
+
+    # The book is rendered after everything else has reported, so that its
+    # traceability matrix shows this run; its own checks are merged last.
+    merge()
+    step("the rendered book: build, links, chunks, traceability, browser")
+    rc, timings["book-deps"] = run(["tools/deps.sh", "book"])
+    bk_json = os.path.join(OUT, "book-checks.json")
+    if os.path.exists(bk_json):
+        os.unlink(bk_json)
+    rc, timings["book"] = run([PY, "tools/book_check.py", "--json", bk_json])
+    try:
+        with open(bk_json) as f:
+            checks.extend(json.load(f))
+    except (OSError, ValueError) as e:
+        checks.append({"id": "book.check", "origin": "host", "status": "fail",
+                       "reason": f"the book checks did not run: {e}"})
+    total = merge()
     print(f"\ncheck: {round(time.time() - t_start)} s "
           f"({', '.join(f'{k} {v} s' for k, v in timings.items())})")
     for c in (rep["checks"] if rep else checks):
