@@ -22,7 +22,7 @@ export VECTORS
 NW := $(shell awk '$$1 == "source" { print $$2 }' tangle.conf)
 
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
-	host-tests check book bench clean cache-clean prodconfig prodcheck kernel-debug conform-debug teeth
+	host-tests check book bench clean cache-clean prodconfig prodcheck kernel-debug conform-debug teeth bisect
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -89,6 +89,10 @@ prodconfig: deps
 prodcheck: deps
 	@$(PY) tools/prodconfig.py check
 	@$(PY) tools/prodconfig.py build
+
+# Every prefix of the series builds (a cold build plus one per patch).
+bisect: tangle
+	@$(PY) tools/bisect.py
 
 # Deliberately broken builds of the series: each must fail some check.
 teeth: kernel

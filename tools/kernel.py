@@ -291,8 +291,12 @@ def kmake(src, build, *targets, log=None, progress=None):
     return compiled, time.time() - t0
 
 
-def configure(src, build, variant):
-    """Make build/.config from the fragments; touch it only if it changes."""
+def configure(src, build, variant, strict=True):
+    """Make build/.config from the fragments; touch it only if it changes.
+
+    strict: every fragment line must survive olddefconfig.  Otherwise the
+    options that did not are returned (for a prefix of the series that
+    does not define them yet)."""
     files = VARIANTS[variant]
     want = fragment_lines(files)
     scratch = build + ".kconfig"
@@ -305,7 +309,7 @@ def configure(src, build, variant):
     have = read_config(os.path.join(scratch, ".config"))
     missing = [f"{k}={v} (got {have.get(k, 'n')})" for k, v in want.items()
                if have.get(k, "n") != v]
-    if missing:
+    if missing and strict:
         die(f"config {variant}: olddefconfig did not keep {len(missing)} option(s) "
             f"of {', '.join(files)} (unmet dependency?): {'; '.join(missing[:6])}")
     new = os.path.join(scratch, ".config")
@@ -314,8 +318,8 @@ def configure(src, build, variant):
     if not os.path.exists(cur) or open(cur).read() != open(new).read():
         shutil.copy(new, cur)
         say(f"config {variant}: .config written ({len(want)} options from "
-            "the fragments, all kept)")
-    return cur
+            f"the fragments, {len(want) - len(missing)} kept)")
+    return missing if not strict else cur
 
 
 def build(variant):

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The harness's own judgement of the seed material, on synthetic input.
+
+The guest reports seed material and KUnit measurements; conform.py decides
+whether they match the book.  These tests feed it right and wrong records,
+so that a harness that approves everything cannot pass.
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "conformance/host"))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+import conform  # noqa: E402
+import drbg_model  # noqa: E402
+
+PERS, ADDTL = b"trace pers", b"trace addtl"
+
+
+def make_trace(driver, pattern=True, swap=False, nonce=True, corrupt_out=False):
+    """A trace record as drbg_trace.c prints it, computed with the model."""
+    core, pr = drbg_model.parse_driver(driver)
+    s = conform.STRENGTH[core]
+    p = s + s // 2 if nonce else s
+    grb = lambda n, seed: bytes((seed * 31 + i * 7 + 1) % 251 + 1 for i in range(n))  # noqa: E731
+    jent = (lambda n, seed: b"\x5a" * n) if pattern else \
+        (lambda n, seed: bytes((seed * 17 + i * 3) % 200 + 3 for i in range(n)))
+
+    def seed(part, idx, extra):
+        a, b = grb(part, idx), jent(part, idx)
+        return (b + a if swap else a + b) + extra
+
+    seeds = [(False, seed(p, 1, PERS)), (True, seed(s, 2, ADDTL))]
+    if pr:
+        seeds.append((True, seed(s, 3, b"")))
+    mech = drbg_model.CORES[core]()
+    mech.instantiate(seeds[0][1], b"", b"")
+    for _, m in seeds[1:]:
+        mech.reseed(m, b"")
+    out = mech.generate(64, None)
+    if corrupt_out:
+        out = bytes([out[0] ^ 1]) + out[1:]
+    return {"type": "trace", "driver": driver, "pattern": pattern, "err": 0, "step": 0,
+            "pers": PERS.hex(), "addtl": ADDTL.hex(),
+            "seeds": [{"reseed": int(r), "len": len(m), "hex": m.hex()} for r, m in seeds],
+            "out": out.hex()}
+
+
+class TraceTest(unittest.TestCase):
+    def test_good_traces_pass(self):
+        for drv in ("drbg_nopr_hmac_sha256", "drbg_pr_ctr_aes192", "drbg_nopr_sha1"):
+            recs = [make_trace(drv, True), make_trace(drv, False)]
+            c = conform.drbg_trace_checks(recs)
+            self.assertEqual([x["status"] for x in c], ["pass"], c)
+            self.assertEqual(c[0]["counts"]["recomputed"], 2)
+
+    def test_swapped_sources_fail(self):
+        c = conform.drbg_trace_checks([make_trace("drbg_nopr_sha256", swap=True)])
+        self.assertEqual(c[0]["status"], "fail")
+        self.assertIn("not the Jitter pattern", c[0]["reason"])
+
+    def test_dropped_nonce_fails(self):
+        c = conform.drbg_trace_checks([make_trace("drbg_pr_hmac_sha1", nonce=False)])
+        self.assertEqual(c[0]["status"], "fail")
+        self.assertIn("expected reseed=0 len=", c[0]["reason"])
+
+    def test_output_not_from_these_seeds_fails(self):
+        c = conform.drbg_trace_checks([make_trace("drbg_nopr_ctr_aes128",
+                                                  corrupt_out=True)])
+        self.assertEqual(c[0]["status"], "fail")
+        self.assertIn("the host model computes", c[0]["reason"])
+
+    def test_missing_pr_reseed_fails(self):
+        rec = make_trace("drbg_pr_sha512")
+        rec["seeds"] = rec["seeds"][:2]
+        c = conform.drbg_trace_checks([rec])
+        self.assertIn("2 seedings, expected 3", c[0]["reason"])
+
+
+class SeedLengthTest(unittest.TestCase):
+    def console(self, lines):
+        fd, path = tempfile.mkstemp(suffix=".log")
+        with os.fdopen(fd, "w") as f:
+            f.write("".join(f"    # case: {ln}\n" for ln in lines))
+        return path
+
+    def full(self, bad=None):
+        lines = []
+        for pr in ("pr", "nopr"):
+            for core, s in conform.STRENGTH.items():
+                d = f"drbg_{pr}_{core}"
+                paths = ["instantiate", "reseed-explicit", "reseed-threshold",
+                         "instantiate-nojent", "reseed-nojent", "instantiate-jentfail",
+                         "reseed-jentfail", "reseed-pr" if pr == "pr" else "reseed-300s"]
+                if pr == "nopr":
+                    paths.append("reseed-async")
+                for sp in paths:
+                    g, j = conform.SEED_PATHS[sp]
+                    g, j = int(g * s), int(j * s)
+                    if bad == (d, sp):
+                        g = s
+                    lines.append(f"seedlen {d} {sp} total={g + j + 5} grb={g} jent={j} "
+                                 "extra=5 layout=ok")
+        return lines
+
+    def test_all_as_expected(self):
+        table, c = conform.seed_lengths([self.console(self.full())])
+        self.assertEqual(c["status"], "pass", c.get("reason"))
+        self.assertEqual(c["counts"]["instances"], 22)
+
+    def test_short_nonce_is_caught(self):
+        _, c = conform.seed_lengths([self.console(self.full(("drbg_pr_sha384",
+                                                              "instantiate")))])
+        self.assertEqual(c["status"], "fail")
+        self.assertIn("drbg_pr_sha384 instantiate", c["reason"])
+
+    def test_missing_path_is_caught(self):
+        lines = [ln for ln in self.full() if "drbg_nopr_sha1 reseed-async" not in ln]
+        _, c = conform.seed_lengths([self.console(lines)])
+        self.assertIn("drbg_nopr_sha1 reseed-async: not measured", c["reason"])
+
+
+class KmemleakTest(unittest.TestCase):
+    def test_report_fails_and_allowlist_applies(self):
+        recs = [{"type": "kmemleak", "text": "unreferenced object 0xffff (size 64):\n"
+                 "  backtrace:\n    drbg_alloc_state+0x10\n"},
+                {"type": "kmemleak-done", "reports": 1}]
+        c = conform.kmemleak_check(recs, "b")
+        self.assertEqual(c["status"], "fail")
+        self.assertEqual(conform.kmemleak_check([{"type": "kmemleak-done", "reports": 0}],
+                                                "b")["status"], "pass")
+        self.assertEqual(conform.kmemleak_check([], "b")["status"], "fail")
+
+
+if __name__ == "__main__":
+    unittest.main()
