@@ -32,7 +32,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nwconf  # noqa: E402
 
-TARBALL = "/usr/src/linux-source-6.1.tar.xz"
+# The tarball and its version can be overridden for the tools' own tests.
+TARBALL = os.environ.get("LITERATE_DRBG_TARBALL", "/usr/src/linux-source-6.1.tar.xz")
 PACKAGE = "linux-source-6.1"
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,6 +52,8 @@ def kcache():
 
 
 def installed_version():
+    if os.environ.get("LITERATE_DRBG_VERSION"):
+        return os.environ["LITERATE_DRBG_VERSION"]
     r = subprocess.run(["dpkg-query", "-W", "-f=${Status}|${Version}", PACKAGE],
                        capture_output=True, text=True)
     if r.returncode != 0 or not r.stdout.startswith("install ok installed"):
@@ -141,7 +144,8 @@ def ensure_pristine(pinned=False, conf=None):
     err = p.stderr.read()
     if p.wait() != 0:
         shutil.rmtree(tmp, ignore_errors=True)
-        die(f"tar failed: {err.strip()[:300]}")
+        die(f"unpacking {TARBALL} failed (nothing kept): "
+            f"{(err.strip().splitlines() or ['?'])[-1][:300]}")
     say(f"  unpacked {n} entries in {time.time() - t0:.0f} s; importing into git "
         "(about a minute)")
     env = ident_env(conf)

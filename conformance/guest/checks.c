@@ -26,6 +26,7 @@ void run_checks(const char *mode)
 	if (!strcmp(mode, "checks")) {
 		check_proc_crypto();
 		check_blocking_isolation();
+		check_hostile();
 		return;
 	}
 	if (!strcmp(mode, "drbg")) {
