@@ -92,7 +92,7 @@ prodcheck: deps
 
 # Every prefix of the series builds (a cold build plus one per patch).
 bisect: tangle
-	@$(PY) tools/bisect.py
+	@$(PY) tools/bisect_series.py
 
 # Deliberately broken builds of the series: each must fail some check.
 teeth: kernel

@@ -249,8 +249,7 @@ static void hostile_af_alg(void)
 		expect(&t, "accept", op >= 0, 1);
 		if (op >= 0) {
 			r = read(op, buf, 0);
-			expect(&t, "read 0 bytes (the DRBG refuses)", r < 0 ? -errno : r,
-			       -EINVAL);
+			expect(&t, "read 0 bytes", r < 0 ? -errno : r, 0);
 			r = read(op, buf, sizeof(buf));
 			expect(&t, "read 1 MiB (capped at 128 bytes)", r, 128);
 			r = read(op, nowhere, 64);

@@ -64,7 +64,7 @@ BOOTS = [
      "title": "CAVS known answers through the DRBG test interface"},
     # A self-test of the harness: a guest that never ends must be killed at
     # its timeout and reported as hung, with the tail of its console.
-    {"name": "harness-hang", "mode": "hang", "append": "", "timeout": 20,
+    {"name": "harness-hang", "mode": "hang", "append": "kunit.enable=0", "timeout": 20,
      "expect": "hung", "title": "harness self-test: a guest that hangs is killed"},
     # FIPS mode (fips=1): the DRBG suites again, where the Jitter RNG's
     # absence or failure at instantiation must be fatal.  Ids: "fips.".
@@ -95,7 +95,10 @@ SPLAT = re.compile(
     r"(BUG: |WARNING: |KASAN: |UBSAN: |general protection fault|Oops: |"
     r"kernel BUG at|possible circular locking|possible recursive locking|"
     r"INFO: task .* blocked|inconsistent lock state|ODEBUG: |"
-    r"kmemleak: [1-9]\d* new suspected|Unable to handle kernel)")
+    r"Unable to handle kernel)")
+# kmemleak's own "N new suspected memory leaks" line is not matched here: the
+# guest's explicit scan sends every report, and kmemleak_check() judges them
+# against conformance/kmemleak-allowlist.txt.
 
 PACKAGES = ["linux-source-6.1", "linux-config-6.1", "qemu-system-x86", "noweb",
             "pandoc", "gcc-12", "git", "libkcapi-dev"]
@@ -359,7 +362,7 @@ def kmemleak_check(recs, boot):
     for t in texts:
         why = next((w for rx, w in allow if rx.search(t)), None)
         (allowed if why else bad).append({"report": t[:1500], "allowed_because": why})
-    c = {"id": "guest.kmemleak", "origin": "guest", "boot": boot,
+    c = {"id": f"guest.kmemleak.{boot}", "origin": "guest", "boot": boot,
          "title": "no kmemleak report after an explicit scan (allowlist applied)",
          "counts": {"reports": len(texts), "allowlisted": len(allowed),
                     "unexplained": len(bad)},
