@@ -17,5 +17,8 @@ int crng_ready_now(void);
 
 /* Individual checks. */
 void check_proc_crypto(void);
+void check_jitter(void);
+void check_jitter_absent(void);
+void check_jitter_hooked_read(void);
 
 #endif
