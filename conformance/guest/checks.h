@@ -24,5 +24,8 @@ void check_hostile(void);
 
 /* Boot mode "cavs": CAVS known answers from a pack (cavs.c, cavs.h). */
 void check_cavs(const char *pack_path);
+void check_jitter(void);
+void check_jitter_absent(void);
+void check_jitter_hooked_read(void);
 
 #endif

@@ -62,6 +62,31 @@ BOOTS = [
     {"name": "cavs", "mode": "cavs", "append": "kunit.enable=0", "timeout": 600,
      "expect": "end", "kunit": False, "cavs": True,
      "title": "CAVS known answers through the DRBG test interface"},
+    # The Jitter RNG's KUnit suite, in a boot of its own: its test hooks
+    # stop the clock the core reads, which must not meet other suites.
+    {"name": "jitter", "mode": "idle", "timeout": 900, "expect": "end",
+     "append": "kunit.filter_glob=jitterentropy*",
+     "title": "Jitter RNG KUnit suite"},
+    # The Jitter RNG's failure classes, induced with its test hooks
+    # (CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS; chapter "The CPU Jitter RNG in
+    # the kernel").  KUnit is filtered out: its reads would consume a hook
+    # armed at load, and its suites run in the main boot.
+    {"name": "jitter-absent", "mode": "jitter-absent", "timeout": 300,
+     "append": "jitterentropy_rng.testhook_startup_fail=1 kunit.filter_glob=none",
+     "expect": "end", "kunit": False,
+     "title": "Jitter RNG start-up test made to fail, no FIPS: the RNG is absent"},
+    {"name": "jitter-startup-fips", "mode": "idle", "timeout": 300,
+     "append": "fips=1 jitterentropy_rng.testhook_startup_fail=1 kunit.filter_glob=none",
+     "expect": "panic", "panic_re": r"jitterentropy: start-up test failed with error 2",
+     "title": "Jitter RNG start-up test made to fail with fips=1: panic"},
+    {"name": "jitter-intermittent-fips", "mode": "jitter-hooked-read", "timeout": 300,
+     "append": "fips=1 jitterentropy_rng.testhook_next_read=1 kunit.filter_glob=none",
+     "expect": "end", "kunit": False,
+     "title": "Jitter RNG intermittent failure with fips=1: -EAGAIN, no panic"},
+    {"name": "jitter-permanent-fips", "mode": "jitter-hooked-read", "timeout": 300,
+     "append": "fips=1 jitterentropy_rng.testhook_next_read=2 kunit.filter_glob=none",
+     "expect": "panic", "panic_re": r"jitterentropy: permanent health test failure",
+     "title": "Jitter RNG permanent failure with fips=1: panic"},
     # A self-test of the harness: a guest that never ends must be killed at
     # its timeout and reported as hung, with the tail of its console.
     {"name": "harness-hang", "mode": "hang", "append": "kunit.enable=0", "timeout": 20,
@@ -456,6 +481,13 @@ def run_boot(spec, args, bzimage, init, src, outdir):
         checks[0]["title"] = "a hung guest is killed at its timeout and reported"
         checks[0]["details"] = {"detail": b.detail}
         return info, checks
+    if spec.get("panic_re"):
+        hit = b.outcome == "panic" and re.search(spec["panic_re"], b.detail or "")
+        checks.append({"id": f"boot.{name}.panic-reason", "origin": "harness",
+                       "boot": name, "title": f"boot {name} panics for the expected reason",
+                       "status": "pass" if hit else "fail",
+                       **({} if hit else {"reason": f"panic line {b.detail!r} does not match "
+                                          f"{spec['panic_re']!r}"})})
     if os.path.exists(b.console):
         checks.append(splat_check(b.console, name))
         if spec["expect"] == "end" and spec.get("kunit", True):

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * CPU Jitter RNG: the kernel crypto API glue.
+ *
+ * Provides the core (jitterentropy.c, built with -O0 and without kernel
+ * headers) with time stamps, memory and SHA3-256, runs its start-up test
+ * when the module loads, and registers it as the rng "jitterentropy_rng".
+ * Generated from a literate book, where each part of it is argued.
+ */
+
+#include <crypto/hash.h>
+#include <crypto/internal/rng.h>
+#include <linux/atomic.h>
+#include <linux/fips.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/timex.h>
+
+#include "jitterentropy.h"
+
+#define JENT_CONDITIONING_HASH	"sha3-256"
+
+#ifdef CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS
+static bool testhook_startup_fail;
+module_param(testhook_startup_fail, bool, 0444);
+MODULE_PARM_DESC(testhook_startup_fail,
+		 "Test only: stop the clock during the start-up test");
+
+static int testhook_next_read;
+module_param(testhook_next_read, int, 0444);
+MODULE_PARM_DESC(testhook_next_read,
+		 "Test only: the first read fails, 1 intermittently, 2 permanently");
+
+#define JENT_TESTHOOK_MAX_READS	64
+
+static atomic_t jent_testhook_armed = ATOMIC_INIT(JENT_TESTHOOK_NONE);
+static bool jent_testhook_clock_stopped;
+static u64 jent_testhook_frozen;
+
+/**
+ * jent_testhook_fail_next_read() - make the next read of the Jitter RNG fail
+ * @kind:	JENT_TESTHOOK_INTERMITTENT or JENT_TESTHOOK_PERMANENT
+ *
+ * Test only.  The next read of any instance runs with a stopped clock,
+ * once for an intermittent failure, until the core reports a permanent
+ * one for a permanent failure.
+ */
+void jent_testhook_fail_next_read(int kind)
+{
+	atomic_set(&jent_testhook_armed, kind);
+}
+EXPORT_SYMBOL_GPL(jent_testhook_fail_next_read);
+
+static void jent_testhook_stop_clock(bool stop)
+{
+	if (stop)
+		jent_testhook_frozen = random_get_entropy() ?: ktime_get_ns();
+	WRITE_ONCE(jent_testhook_clock_stopped, stop);
+}
+
+static bool jent_testhook_time(u64 *out)
+{
+	if (!READ_ONCE(jent_testhook_clock_stopped))
+		return false;
+	*out = jent_testhook_frozen;
+	return true;
+}
+
+static bool jent_testhook_startup(void)
+{
+	return testhook_startup_fail;
+}
+
+static void jent_testhook_arm_at_load(void)
+{
+	if (testhook_next_read)
+		jent_testhook_fail_next_read(testhook_next_read);
+}
+
+static bool jent_testhook_read(struct rand_data *ec, u8 *rdata,
+			       unsigned int dlen, int *ret)
+{
+	int kind = atomic_xchg(&jent_testhook_armed, JENT_TESTHOOK_NONE);
+	int i;
+
+	if (kind == JENT_TESTHOOK_NONE)
+		return false;
+	jent_testhook_stop_clock(true);
+	for (i = 0; i < JENT_TESTHOOK_MAX_READS; i++) {
+		*ret = jent_read_entropy(ec, rdata, dlen);
+		if (kind != JENT_TESTHOOK_PERMANENT ||
+		    *ret != JENT_READ_EINTERMITTENT)
+			break;
+	}
+	jent_testhook_stop_clock(false);
+	return true;
+}
+#else
+static inline void jent_testhook_stop_clock(bool stop) { }
+static inline bool jent_testhook_time(u64 *out) { return false; }
+static inline bool jent_testhook_startup(void) { return false; }
+static inline void jent_testhook_arm_at_load(void) { }
+static inline bool jent_testhook_read(struct rand_data *ec, u8 *rdata,
+				      unsigned int dlen, int *ret)
+{
+	return false;
+}
+#endif
+
+void *jent_zalloc(unsigned int len)
+{
+	return kzalloc(len, GFP_KERNEL);
+}
+
+void jent_zfree(void *ptr)
+{
+	kfree_sensitive(ptr);
+}
+
+void jent_get_nstime(u64 *out)
+{
+	u64 tmp;
+
+	if (jent_testhook_time(out))
+		return;
+	tmp = random_get_entropy();
+	if (!tmp)
+		tmp = ktime_get_ns();
+	*out = tmp;
+}
+
+int jent_sha3_256(void *hash, const u8 *in, unsigned int inlen, u8 *out)
+{
+	return crypto_shash_tfm_digest(hash, in, inlen, out);
+}
+
+struct jitterentropy {
+	struct mutex jent_lock;
+	struct rand_data *entropy_collector;
+	struct crypto_shash *tfm;
+};
+
+static void jent_kcapi_cleanup(struct crypto_tfm *tfm)
+{
+	struct jitterentropy *rng = crypto_tfm_ctx(tfm);
+
+	jent_entropy_collector_free(rng->entropy_collector);
+	rng->entropy_collector = NULL;
+	if (rng->tfm)
+		crypto_free_shash(rng->tfm);
+	rng->tfm = NULL;
+	mutex_destroy(&rng->jent_lock);
+}
+
+static int jent_kcapi_init(struct crypto_tfm *tfm)
+{
+	struct jitterentropy *rng = crypto_tfm_ctx(tfm);
+	struct crypto_shash *hash;
+
+	mutex_init(&rng->jent_lock);
+	hash = crypto_alloc_shash(JENT_CONDITIONING_HASH, 0, 0);
+	if (IS_ERR(hash)) {
+		mutex_destroy(&rng->jent_lock);
+		return PTR_ERR(hash);
+	}
+	rng->tfm = hash;
+	rng->entropy_collector = jent_entropy_collector_alloc(1, 0, hash);
+	if (!rng->entropy_collector) {
+		jent_kcapi_cleanup(tfm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int jent_kcapi_random(struct crypto_rng *tfm, const u8 *src,
+			     unsigned int slen, u8 *rdata, unsigned int dlen)
+{
+	struct jitterentropy *rng = crypto_rng_ctx(tfm);
+	int ret;
+
+	mutex_lock(&rng->jent_lock);
+	if (!jent_testhook_read(rng->entropy_collector, rdata, dlen, &ret))
+		ret = jent_read_entropy(rng->entropy_collector, rdata, dlen);
+	mutex_unlock(&rng->jent_lock);
+
+	switch (ret) {
+	case 0:
+		return 0;
+	case JENT_READ_EINTERMITTENT:
+		pr_warn_ratelimited("jitterentropy: intermittent health test failure, collector reset\n");
+		return -EAGAIN;
+	case JENT_READ_EPERMANENT:
+		if (fips_enabled)
+			panic("jitterentropy: permanent health test failure\n");
+		pr_err_ratelimited("jitterentropy: permanent health test failure\n");
+		return -EFAULT;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int jent_kcapi_reset(struct crypto_rng *tfm, const u8 *seed,
+			    unsigned int slen)
+{
+	return 0;
+}
+
+static struct rng_alg jent_alg = {
+	.generate		= jent_kcapi_random,
+	.seed			= jent_kcapi_reset,
+	.seedsize		= 0,
+	.base			= {
+		.cra_name		= "jitterentropy_rng",
+		.cra_driver_name	= "jitterentropy_rng",
+		.cra_priority		= 100,
+		.cra_ctxsize		= sizeof(struct jitterentropy),
+		.cra_module		= THIS_MODULE,
+		.cra_init		= jent_kcapi_init,
+		.cra_exit		= jent_kcapi_cleanup,
+	}
+};
+
+static int __init jent_mod_init(void)
+{
+	struct jent_startup_stats s;
+	int ret;
+
+	jent_testhook_stop_clock(jent_testhook_startup());
+	ret = jent_entropy_init(&s);
+	jent_testhook_stop_clock(false);
+	if (ret == JENT_ENOMEM)
+		return -ENOMEM;
+	pr_info("jitterentropy: start-up test %s (%d): %u samples, delta %llu..%llu, sum |d2| %llu, stuck %u, varied %u, x100 %u, backwards %u, RCT max %u, APT max %u\n",
+		ret ? "failed" : "passed", ret, s.samples, s.delta_min,
+		s.delta_max, s.delta_sum, s.stuck, s.varied, s.mod100,
+		s.backwards, s.rct_max, s.apt_max);
+	if (ret) {
+		if (fips_enabled)
+			panic("jitterentropy: start-up test failed with error %d\n", ret);
+		return -EFAULT;
+	}
+	jent_testhook_arm_at_load();
+	return crypto_register_rng(&jent_alg);
+}
+
+static void __exit jent_mod_exit(void)
+{
+	crypto_unregister_rng(&jent_alg);
+}
+
+module_init(jent_mod_init);
+module_exit(jent_mod_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("CPU Jitter RNG, SP 800-90B health-tested, SHA3-256 conditioned");
+MODULE_ALIAS_CRYPTO("jitterentropy_rng");

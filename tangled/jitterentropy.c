@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * CPU Jitter RNG: the noise source, its bit extraction, its conditioning
+ * and its health tests.
+ *
+ * The design is Stephan Mueller's CPU Jitter random number generator as
+ * submitted for Linux in 2015 (library version 1.1.0), with the defects
+ * since found in it fixed, SHA3-256 conditioning and the health tests of
+ * NIST SP 800-90B section 4.4.  The file is generated from a literate
+ * book, where each part of it is argued.
+ *
+ * It must be compiled without optimisation: the execution time of its
+ * loops is what it measures.  It includes no kernel header, so that the
+ * same file can be compiled in user space for its tests; what it needs
+ * from its host is declared in jitterentropy.h.
+ */
+
+#ifdef __OPTIMIZE__
+#error "jitterentropy.c measures its own execution time: compile it with -O0"
+#endif
+
+typedef unsigned long long u64;
+typedef unsigned int u32;
+typedef unsigned char u8;
+
+#ifndef NULL
+#define NULL ((void *)0)
+#endif
+
+#include "jitterentropy.h"
+
+/*
+ * A test program may define this to see every measurement; the kernel
+ * build leaves it empty.
+ */
+#ifndef jent_trace_measurement
+#define jent_trace_measurement(ec, time, delta, mem_loops, fold_loops, bit) \
+	do { } while (0)
+#endif
+
+#define JENT_MEMORY_BLOCKS	64
+#define JENT_MEMORY_BLOCKSIZE	32
+#define JENT_MEMORY_SIZE	(JENT_MEMORY_BLOCKS * JENT_MEMORY_BLOCKSIZE)
+#define JENT_MEMORY_ACCESSLOOPS	128
+#define JENT_MAX_ACC_LOOP_BIT	7
+#define JENT_MIN_ACC_LOOP_BIT	0
+#define JENT_MAX_FOLD_LOOP_BIT	4
+#define JENT_MIN_FOLD_LOOP_BIT	0
+#define JENT_WORD_BITS		64
+#define JENT_VN_CUTOFF			156
+#define JENT_VN_CUTOFF_PERMANENT	312
+#define JENT_STIR_CONSTANT	0x67452301efcdab89ULL
+#define JENT_STIR_MIXER		0x98badcfe10325476ULL
+#define JENT_BLOCK_BYTES	32
+#define JENT_BLOCK_WORDS	5
+#define JENT_RCT_CUTOFF			31
+#define JENT_RCT_CUTOFF_PERMANENT	61
+#define JENT_APT_WINDOW			512
+#define JENT_APT_CUTOFF			325
+#define JENT_APT_CUTOFF_PERMANENT	355
+#define JENT_MAX_OSR		16
+#define JENT_STARTUP_WARMUP	100
+#define JENT_STARTUP_SAMPLES	1024
+
+#define JENT_HEALTH_OK			0
+#define JENT_HEALTH_INTERMITTENT	1
+#define JENT_HEALTH_PERMANENT		2
+#define JENT_HASH_FAILURE		3
+
+struct jent_health {
+	u64 rct_last;			/* the delta the run is made of */
+	unsigned int rct_run;		/* length of the current run */
+	u64 apt_base;			/* first delta of the APT window */
+	unsigned int apt_count;		/* deltas equal to apt_base */
+	unsigned int apt_seen;		/* deltas seen in the window */
+	unsigned int vn_misses;		/* pairs in a row without a bit */
+};
+
+struct rand_data {
+	u64 data;			/* the pool (secret) */
+	unsigned int osr;		/* oversampling rate */
+	unsigned char *mem;		/* memory noise buffer, or NULL */
+	unsigned int memlocation;	/* next byte of mem to touch */
+	u64 prev_time;			/* time stamp of the last measurement */
+	u64 last_delta;			/* stuck test: the last delta */
+	u64 last_delta2;		/* stuck test: the last 2nd difference */
+	int failed;			/* a permanent health failure was seen */
+	u8 block[JENT_BLOCK_BYTES];	/* the last output block (secret) */
+	void *hash;			/* the host's SHA3-256 handle */
+	struct jent_health health;
+};
+
+static u64 jent_rol1(u64 x)
+{
+	return (x << 1) | (x >> 63);
+}
+
+static void jent_memzero(void *ptr, unsigned int len)
+{
+	u8 *p = ptr;
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		p[i] = 0;
+}
+
+static unsigned int jent_loop_shuffle(unsigned int bits, unsigned int min)
+{
+	u64 time = 0;
+	u64 mask = (1ULL << bits) - 1;
+	unsigned int shuffle = 0;
+	unsigned int i;
+
+	jent_get_nstime(&time);
+	for (i = 0; i < (JENT_WORD_BITS + bits - 1) / bits; i++) {
+		shuffle ^= (unsigned int)(time & mask);
+		time >>= bits;
+	}
+	return shuffle + (1U << min);
+}
+
+static void jent_memaccess(struct rand_data *ec, unsigned int loops)
+{
+	unsigned int i;
+
+	if (!ec->mem)
+		return;
+	for (i = 0; i < JENT_MEMORY_ACCESSLOOPS + loops; i++) {
+		ec->mem[ec->memlocation] = ec->mem[ec->memlocation] + 1;
+		ec->memlocation = (ec->memlocation + JENT_MEMORY_BLOCKSIZE - 1) %
+				  JENT_MEMORY_SIZE;
+	}
+}
+
+static u64 jent_fold_time(u64 time, unsigned int loops)
+{
+	u64 folded = 0;
+	unsigned int i, j;
+
+	for (j = 0; j < loops; j++) {
+		folded = 0;
+		for (i = 1; i <= JENT_WORD_BITS; i++)
+			folded ^= (time << (JENT_WORD_BITS - i)) >> (JENT_WORD_BITS - 1);
+	}
+	return folded;
+}
+
+static u64 jent_measure_jitter(struct rand_data *ec, u64 *bit)
+{
+	unsigned int mem_loops, fold_loops;
+	u64 time = 0;
+	u64 delta;
+
+	mem_loops = jent_loop_shuffle(JENT_MAX_ACC_LOOP_BIT, JENT_MIN_ACC_LOOP_BIT);
+	jent_memaccess(ec, mem_loops);
+	jent_get_nstime(&time);
+	delta = time - ec->prev_time;
+	ec->prev_time = time;
+	fold_loops = jent_loop_shuffle(JENT_MAX_FOLD_LOOP_BIT, JENT_MIN_FOLD_LOOP_BIT);
+	*bit = jent_fold_time(delta, fold_loops);
+	jent_trace_measurement(ec, time, delta, mem_loops, fold_loops, *bit);
+	return delta;
+}
+
+static int jent_stuck(struct rand_data *ec, u64 delta)
+{
+	u64 delta2 = ec->last_delta - delta;
+	u64 delta3 = delta2 - ec->last_delta2;
+
+	ec->last_delta = delta;
+	ec->last_delta2 = delta2;
+	return !delta || !delta2 || !delta3;
+}
+
+static int jent_health_level(unsigned int count, unsigned int cutoff,
+			     unsigned int cutoff_permanent)
+{
+	if (count >= cutoff_permanent)
+		return JENT_HEALTH_PERMANENT;
+	if (count >= cutoff)
+		return JENT_HEALTH_INTERMITTENT;
+	return JENT_HEALTH_OK;
+}
+
+static int jent_rct_insert(struct jent_health *h, u64 delta)
+{
+	if (h->rct_run && delta == h->rct_last) {
+		h->rct_run++;
+	} else {
+		h->rct_last = delta;
+		h->rct_run = 1;
+	}
+	return jent_health_level(h->rct_run, JENT_RCT_CUTOFF,
+				 JENT_RCT_CUTOFF_PERMANENT);
+}
+
+static int jent_apt_insert(struct jent_health *h, u64 delta)
+{
+	int level;
+
+	if (!h->apt_seen) {
+		h->apt_base = delta;
+		h->apt_count = 1;
+	} else if (delta == h->apt_base) {
+		h->apt_count++;
+	}
+	h->apt_seen++;
+	level = jent_health_level(h->apt_count, JENT_APT_CUTOFF,
+				  JENT_APT_CUTOFF_PERMANENT);
+	if (h->apt_seen == JENT_APT_WINDOW)
+		h->apt_seen = 0;
+	return level;
+}
+
+static int jent_health_insert(struct jent_health *h, u64 delta)
+{
+	int rct = jent_rct_insert(h, delta);
+	int apt = jent_apt_insert(h, delta);
+
+	return rct > apt ? rct : apt;
+}
+
+static int jent_sample(struct rand_data *ec, u64 *bit, int *stuck)
+{
+	u64 delta = jent_measure_jitter(ec, bit);
+
+	*stuck = jent_stuck(ec, delta);
+	return jent_health_insert(&ec->health, delta);
+}
+
+static int jent_unbiased_bit(struct rand_data *ec, u64 *bit)
+{
+	u64 a, b;
+	int stuck_a, stuck_b, level;
+
+	for (;;) {
+		level = jent_sample(ec, &a, &stuck_a);
+		if (level)
+			return level;
+		level = jent_sample(ec, &b, &stuck_b);
+		if (level)
+			return level;
+		if (!stuck_a && !stuck_b && a != b) {
+			ec->health.vn_misses = 0;
+			*bit = a;
+			return JENT_HEALTH_OK;
+		}
+		ec->health.vn_misses++;
+		level = jent_health_level(ec->health.vn_misses, JENT_VN_CUTOFF,
+					  JENT_VN_CUTOFF_PERMANENT);
+		if (level)
+			return level;
+	}
+}
+
+static u64 jent_lfsr_step(u64 data, u64 bit)
+{
+	data ^= bit;
+	data ^= (data >> 63) & 1;
+	data ^= (data >> 60) & 1;
+	data ^= (data >> 55) & 1;
+	data ^= (data >> 30) & 1;
+	data ^= (data >> 27) & 1;
+	data ^= (data >> 22) & 1;
+	return jent_rol1(data);
+}
+
+static u64 jent_stir_pool(u64 data)
+{
+	u64 mixer = JENT_STIR_MIXER;
+	u64 mask;
+	unsigned int i;
+
+	for (i = 0; i < JENT_WORD_BITS; i++) {
+		mask = 0 - ((data >> i) & 1);
+		mixer ^= JENT_STIR_CONSTANT & mask;
+		mixer = jent_rol1(mixer);
+	}
+	return data ^ mixer;
+}
+
+static int jent_gen_entropy(struct rand_data *ec, u64 *word)
+{
+	unsigned int k;
+	u64 bit;
+	int level;
+
+	for (k = 0; k < JENT_WORD_BITS * ec->osr; k++) {
+		level = jent_unbiased_bit(ec, &bit);
+		if (level)
+			return level;
+		ec->data = jent_lfsr_step(ec->data, bit);
+	}
+	ec->data = jent_stir_pool(ec->data);
+	*word = ec->data;
+	return JENT_HEALTH_OK;
+}
+
+static int jent_gen_block(struct rand_data *ec)
+{
+	u8 in[JENT_BLOCK_BYTES + JENT_BLOCK_WORDS * 8];
+	unsigned int i, w;
+	u64 word = 0;
+	u64 bit;
+	int ret = JENT_HEALTH_OK;
+
+	jent_measure_jitter(ec, &bit);
+	for (i = 0; i < JENT_BLOCK_BYTES; i++)
+		in[i] = ec->block[i];
+	for (w = 0; w < JENT_BLOCK_WORDS; w++) {
+		ret = jent_gen_entropy(ec, &word);
+		if (ret)
+			goto out;
+		for (i = 0; i < 8; i++)
+			in[JENT_BLOCK_BYTES + 8 * w + i] = (u8)(word >> (8 * i));
+	}
+	if (jent_sha3_256(ec->hash, in, sizeof(in), ec->block))
+		ret = JENT_HASH_FAILURE;
+out:
+	jent_memzero(in, sizeof(in));
+	word = 0;
+	return ret;
+}
+
+static void jent_reset(struct rand_data *ec)
+{
+	ec->data = 0;
+	jent_memzero(ec->block, sizeof(ec->block));
+	ec->last_delta = 0;
+	ec->last_delta2 = 0;
+}
+
+int jent_read_entropy(struct rand_data *ec, unsigned char *data,
+		      unsigned int len)
+{
+	unsigned int done = 0, n, i;
+	int ret = JENT_HEALTH_OK;
+
+	if (!ec || (!data && len)) {
+		if (data)
+			jent_memzero(data, len);
+		return JENT_READ_EINVAL;
+	}
+	if (ec->failed) {
+		jent_memzero(data, len);
+		return JENT_READ_EPERMANENT;
+	}
+	while (done < len) {
+		ret = jent_gen_block(ec);
+		if (ret)
+			break;
+		n = len - done < JENT_BLOCK_BYTES ? len - done : JENT_BLOCK_BYTES;
+		for (i = 0; i < n; i++)
+			data[done + i] = ec->block[i];
+		done += n;
+	}
+	if (ret == JENT_HEALTH_OK)
+		return 0;
+	jent_memzero(data, len);
+	jent_reset(ec);
+	if (ret == JENT_HEALTH_INTERMITTENT)
+		return JENT_READ_EINTERMITTENT;
+	if (ret == JENT_HEALTH_PERMANENT) {
+		ec->failed = 1;
+		return JENT_READ_EPERMANENT;
+	}
+	return JENT_READ_EINVAL;
+}
+
+struct rand_data *jent_entropy_collector_alloc(unsigned int osr,
+					       unsigned int flags, void *hash)
+{
+	struct rand_data *ec;
+
+	if (flags & ~JENT_DISABLE_MEMORY_ACCESS || osr > JENT_MAX_OSR)
+		return NULL;
+	ec = jent_zalloc(sizeof(*ec));
+	if (!ec)
+		return NULL;
+	if (!(flags & JENT_DISABLE_MEMORY_ACCESS)) {
+		ec->mem = jent_zalloc(JENT_MEMORY_SIZE);
+		if (!ec->mem) {
+			jent_zfree(ec);
+			return NULL;
+		}
+	}
+	ec->osr = osr ? osr : 1;
+	ec->hash = hash;
+	return ec;
+}
+
+void jent_entropy_collector_free(struct rand_data *ec)
+{
+	if (!ec)
+		return;
+	jent_zfree(ec->mem);
+	jent_zfree(ec);
+}
+
+static u64 jent_sat_add(u64 sum, u64 x)
+{
+	return sum + x < sum ? ~0ULL : sum + x;
+}
+
+int jent_entropy_init(struct jent_startup_stats *stats)
+{
+	struct jent_startup_stats s = { 0 };
+	struct rand_data *ec;
+	u64 bit, delta, prev, old_delta = 0;
+	unsigned int i, counted;
+	int zero_time = 0, zero_delta = 0, health_failed = 0;
+	int stuck, level;
+
+	ec = jent_entropy_collector_alloc(1, 0, NULL);
+	if (!ec)
+		return JENT_ENOMEM;
+	jent_measure_jitter(ec, &bit);
+	if (!ec->prev_time)
+		zero_time = 1;
+	s.delta_min = ~0ULL;
+	for (i = 0; i < JENT_STARTUP_WARMUP + JENT_STARTUP_SAMPLES; i++) {
+		prev = ec->prev_time;
+		delta = jent_measure_jitter(ec, &bit);
+		stuck = jent_stuck(ec, delta);
+		if (!ec->prev_time)
+			zero_time = 1;
+		if (!delta)
+			zero_delta = 1;
+		if (i < JENT_STARTUP_WARMUP)
+			continue;
+		counted = i - JENT_STARTUP_WARMUP;
+		level = jent_health_insert(&ec->health, delta);
+		if (level)
+			health_failed = 1;
+		s.samples++;
+		s.stuck += stuck;
+		if (!(ec->prev_time > prev))
+			s.backwards++;
+		if (!((u32)delta % 100))
+			s.mod100++;
+		if (counted) {
+			if (delta != old_delta)
+				s.varied++;
+			s.delta_sum = jent_sat_add(s.delta_sum, delta > old_delta ?
+						   delta - old_delta :
+						   old_delta - delta);
+		}
+		old_delta = delta;
+		if (delta < s.delta_min)
+			s.delta_min = delta;
+		if (delta > s.delta_max)
+			s.delta_max = delta;
+		if (ec->health.rct_run > s.rct_max)
+			s.rct_max = ec->health.rct_run;
+		if (ec->health.apt_count > s.apt_max)
+			s.apt_max = ec->health.apt_count;
+	}
+	jent_entropy_collector_free(ec);
+	if (stats)
+		*stats = s;
+
+	if (zero_time)
+		return JENT_ENOTIME;
+	if (zero_delta || s.mod100 > JENT_STARTUP_SAMPLES / 10 * 9)
+		return JENT_ECOARSETIME;
+	if (s.backwards > 3)
+		return JENT_ENOMONOTONIC;
+	if (!s.delta_sum)
+		return JENT_EVARVAR;
+	if (s.delta_sum <= 1)
+		return JENT_EMINVARVAR;
+	if (s.varied < JENT_STARTUP_SAMPLES / 10)
+		return JENT_EMINVARIATION;
+	if (s.stuck > JENT_STARTUP_SAMPLES / 10 * 9)
+		return JENT_ESTUCK;
+	if (health_failed)
+		return JENT_EHEALTH;
+	return 0;
+}

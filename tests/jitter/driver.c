@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Drives the tangled Jitter RNG core from commands on stdin, one per line,
+ * and prints what the host tests compare with their model
+ * (tests/host/test_jitter.py).  The core is included whole, so that its
+ * static functions can be called one by one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+#include "jitterentropy.c"
+
+static int tracing;
+
+void shim_trace(const void *ec, unsigned long long time,
+		unsigned long long delta, unsigned int mem_loops,
+		unsigned int fold_loops, unsigned long long bit)
+{
+	(void)ec;
+	if (tracing)
+		printf("m %llu %llu %u %u %llu\n", time, delta, mem_loops,
+		       fold_loops, bit);
+}
+
+static void hex(const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		printf("%02x", p[i]);
+}
+
+static void print_state(const struct rand_data *ec)
+{
+	const struct jent_health *h = &ec->health;
+
+	printf("state data=%llu block=", ec->data);
+	hex(ec->block, sizeof(ec->block));
+	printf(" prev=%llu ld=%llu ld2=%llu loc=%u osr=%u rct_last=%llu rct_run=%u"
+	       " apt_base=%llu apt_count=%u apt_seen=%u vn=%u failed=%d reads=%llu mem=",
+	       ec->prev_time, ec->last_delta, ec->last_delta2, ec->memlocation,
+	       ec->osr, h->rct_last, h->rct_run, h->apt_base, h->apt_count,
+	       h->apt_seen, h->vn_misses, ec->failed, shim_timer_reads());
+	if (ec->mem)
+		hex(ec->mem, JENT_MEMORY_SIZE);
+	else
+		printf("none");
+	printf("\n");
+}
+
+int main(void)
+{
+	static char line[1 << 20];
+	struct rand_data *ec = NULL;
+
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	while (fgets(line, sizeof(line), stdin)) {
+		char *tok = strtok(line, " \n");
+		unsigned long long a, b;
+
+		if (!tok)
+			continue;
+		if (!strcmp(tok, "timer")) {
+			shim_timer_reset(strtoull(strtok(NULL, " \n"), NULL, 0));
+		} else if (!strcmp(tok, "inc") || !strcmp(tok, "set")) {
+			int inc = !strcmp(tok, "inc");
+			char *v;
+
+			while ((v = strtok(NULL, " \n"))) {
+				if (inc)
+					shim_timer_inc(strtoull(v, NULL, 0));
+				else
+					shim_timer_set(strtoull(v, NULL, 0));
+			}
+		} else if (!strcmp(tok, "rand")) {
+			unsigned long long s = strtoull(strtok(NULL, " \n"), NULL, 0);
+			unsigned long long base = strtoull(strtok(NULL, " \n"), NULL, 0);
+			unsigned long long spread = strtoull(strtok(NULL, " \n"), NULL, 0);
+
+			shim_timer_rand(s, base, spread, strtoull(strtok(NULL, " \n"), NULL, 0));
+		} else if (!strcmp(tok, "const")) {
+			shim_timer_const(strtoull(strtok(NULL, " \n"), NULL, 0));
+		} else if (!strcmp(tok, "real")) {
+			shim_timer_real();
+		} else if (!strcmp(tok, "trace")) {
+			tracing = atoi(strtok(NULL, " \n"));
+		} else if (!strcmp(tok, "allocfail")) {
+			shim_alloc_fail_at(atoi(strtok(NULL, " \n")));
+		} else if (!strcmp(tok, "hashfail")) {
+			shim_hash_fails = atoi(strtok(NULL, " \n"));
+		} else if (!strcmp(tok, "new")) {
+			a = strtoull(strtok(NULL, " \n"), NULL, 0);
+			b = strtoull(strtok(NULL, " \n"), NULL, 0);
+			jent_entropy_collector_free(ec);
+			ec = jent_entropy_collector_alloc(a, b, NULL);
+			printf("new %s\n", ec ? "ok" : "null");
+		} else if (!strcmp(tok, "free")) {
+			jent_entropy_collector_free(ec);
+			ec = NULL;
+			printf("free live=%u\n", shim_alloc_live());
+		} else if (!strcmp(tok, "freenull")) {
+			jent_entropy_collector_free(NULL);
+			printf("freenull ok\n");
+		} else if (!strcmp(tok, "read")) {
+			unsigned int len = strtoul(strtok(NULL, " \n"), NULL, 0);
+			unsigned char *buf = malloc(len + 1);
+			int ret;
+
+			memset(buf, 0xa5, len + 1);
+			ret = jent_read_entropy(ec, buf, len);
+			printf("read %d ", ret);
+			hex(buf, len);
+			printf(" guard=%02x\n", buf[len]);
+			free(buf);
+		} else if (!strcmp(tok, "state")) {
+			print_state(ec);
+		} else if (!strcmp(tok, "startup")) {
+			struct jent_startup_stats s;
+			int ret = jent_entropy_init(&s);
+
+			printf("startup %d samples=%u stuck=%u varied=%u mod100=%u backwards=%u"
+			       " rct_max=%u apt_max=%u dmin=%llu dmax=%llu dsum=%llu reads=%llu"
+			       " live=%u\n", ret, s.samples, s.stuck, s.varied, s.mod100,
+			       s.backwards, s.rct_max, s.apt_max, s.delta_min, s.delta_max,
+			       s.delta_sum, shim_timer_reads(), shim_alloc_live());
+		} else if (!strcmp(tok, "shuffle")) {
+			a = strtoull(strtok(NULL, " \n"), NULL, 0);
+			b = strtoull(strtok(NULL, " \n"), NULL, 0);
+			printf("shuffle %u\n", jent_loop_shuffle(a, b));
+		} else if (!strcmp(tok, "fold")) {
+			a = strtoull(strtok(NULL, " \n"), NULL, 0);
+			b = strtoull(strtok(NULL, " \n"), NULL, 0);
+			printf("fold %llu\n", jent_fold_time(a, b));
+		} else if (!strcmp(tok, "lfsr")) {
+			a = strtoull(strtok(NULL, " \n"), NULL, 0);
+			b = strtoull(strtok(NULL, " \n"), NULL, 0);
+			printf("lfsr %llu\n", jent_lfsr_step(a, b));
+		} else if (!strcmp(tok, "stir")) {
+			a = strtoull(strtok(NULL, " \n"), NULL, 0);
+			printf("stir %llu\n", jent_stir_pool(a));
+		} else if (!strcmp(tok, "memaccess")) {
+			jent_memaccess(ec, strtoul(strtok(NULL, " \n"), NULL, 0));
+		} else if (!strcmp(tok, "stuck")) {
+			a = strtoull(strtok(NULL, " \n"), NULL, 0);
+			printf("stuck %d\n", jent_stuck(ec, a));
+		} else if (!strcmp(tok, "setpool")) {
+			ec->data = strtoull(strtok(NULL, " \n"), NULL, 0);
+		} else if (!strcmp(tok, "sha3")) {
+			char *h = strtok(NULL, " \n");
+			size_t n = h ? strlen(h) / 2 : 0, i;
+			unsigned char *in = malloc(n + 1), out[32];
+
+			for (i = 0; i < n; i++)
+				sscanf(h + 2 * i, "%2hhx", &in[i]);
+			shim_sha3_256(in, n, out);
+			printf("sha3 ");
+			hex(out, 32);
+			printf("\n");
+			free(in);
+		} else {
+			printf("error unknown command %s\n", tok);
+			return 2;
+		}
+	}
+	fflush(stdout);
+	return 0;
+}

@@ -1,0 +1,298 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""An independent model of the Jitter RNG core, written from the book.
+
+It follows the prose of the chapters "The CPU Jitter RNG" (noise source,
+bit extraction, conditioning, health tests, start-up test), not the C.
+Everything is plain Python integers; 64-bit arithmetic is made explicit
+with M64.  The scripted timer has the same segments as the C test shim
+(tests/jitter/shim.c), so that both consume the same time stamps.
+"""
+
+import hashlib
+
+M64 = (1 << 64) - 1
+
+# The numbers the book states.
+MEM_BLOCKS, MEM_BLOCKSIZE, MEM_ACCESSLOOPS = 64, 32, 128
+MEM_SIZE = MEM_BLOCKS * MEM_BLOCKSIZE
+ACC_BITS, FOLD_BITS = 7, 4
+STIR_CONSTANT = 0x67452301EFCDAB89
+STIR_MIXER = 0x98BADCFE10325476
+LFSR_TAPS = (63, 60, 55, 30, 27, 22)
+BLOCK_BYTES, BLOCK_WORDS = 32, 5
+RCT_CUT, RCT_CUT_PERM = 31, 61
+APT_WINDOW, APT_CUT, APT_CUT_PERM = 512, 325, 355
+VN_CUT, VN_CUT_PERM = 156, 312
+WARMUP, SAMPLES = 100, 1024
+MAX_OSR = 16
+DISABLE_MEMORY_ACCESS = 1 << 2
+
+OK, INTERMITTENT, PERMANENT = 0, 1, 2
+ENOTIME, ECOARSETIME, ENOMONOTONIC, EMINVARIATION = 1, 2, 3, 4
+EVARVAR, EMINVARVAR, ESTUCK, EHEALTH, ENOMEM = 5, 6, 8, 9, 10
+
+
+class TimerExhausted(Exception):
+    pass
+
+
+class Timer:
+    """t0, then segments: ("inc", d), ("set", v), ("rand", seed, base,
+    spread, count), ("const", count); a count of 0 means for ever.  A
+    "rand" read adds base + x % spread, x from xorshift64 (13, 7, 17)."""
+
+    def __init__(self, t0, segments):
+        self.t = t0 & M64
+        self.segs = [list(s) for s in segments]
+        self.used = 0
+        self.reads = 0
+
+    def __call__(self):
+        self.reads += 1
+        while self.segs:
+            s = self.segs[0]
+            count = 1 if s[0] in ("inc", "set") else s[-1]
+            if count and self.used >= count:
+                self.segs.pop(0)
+                self.used = 0
+                continue
+            self.used += 1
+            if s[0] == "inc":
+                self.t = (self.t + s[1]) & M64
+            elif s[0] == "set":
+                self.t = s[1] & M64
+            elif s[0] == "rand":
+                x = s[1]
+                x ^= (x << 13) & M64
+                x ^= x >> 7
+                x ^= (x << 17) & M64
+                s[1] = x
+                self.t = (self.t + s[2] + x % s[3]) & M64
+            return self.t
+        raise TimerExhausted(self.reads - 1)
+
+
+def shuffle(t, bits, minbit=0):
+    """A loop count from one time stamp: the XOR of all its bits-wide
+    pieces (the top piece may be narrower), plus 2**minbit."""
+    s, mask = 0, (1 << bits) - 1
+    for i in range(0, 64, bits):
+        s ^= (t >> i) & mask
+    return s + (1 << minbit)
+
+
+def fold(x, loops=1):
+    """The folded bit: the parity of the 64-bit delta (for any loop
+    count of at least one; zero loops give 0)."""
+    return bin(x & M64).count("1") & 1 if loops else 0
+
+
+def rol1(x):
+    return ((x << 1) | (x >> 63)) & M64
+
+
+def lfsr(data, bit):
+    """Bit 0 takes the new bit XOR the taps, then the word turns left."""
+    fb = bit & 1
+    for t in LFSR_TAPS:
+        fb ^= (data >> t) & 1
+    return rol1(data ^ fb)
+
+
+def stir(data):
+    """x XOR mixer(x): the mixer starts from the SHA-1 IV words H2||H3 and,
+    for bit i of x from the lowest, takes in H0||H1 when the bit is set,
+    then turns left by one."""
+    mixer = STIR_MIXER
+    for i in range(64):
+        if (data >> i) & 1:
+            mixer ^= STIR_CONSTANT
+        mixer = rol1(mixer)
+    return data ^ mixer
+
+
+def level(count, cut, cut_perm):
+    return PERMANENT if count >= cut_perm else INTERMITTENT if count >= cut else OK
+
+
+class Health:
+    def __init__(self):
+        self.rct_last = self.rct_run = 0
+        self.apt_base = self.apt_count = self.apt_seen = 0
+        self.vn = 0
+
+    def insert(self, delta):
+        if self.rct_run and delta == self.rct_last:
+            self.rct_run += 1
+        else:
+            self.rct_last, self.rct_run = delta, 1
+        rct = level(self.rct_run, RCT_CUT, RCT_CUT_PERM)
+        if self.apt_seen == 0:
+            self.apt_base, self.apt_count = delta, 1
+        elif delta == self.apt_base:
+            self.apt_count += 1
+        self.apt_seen += 1
+        apt = level(self.apt_count, APT_CUT, APT_CUT_PERM)
+        if self.apt_seen == APT_WINDOW:
+            self.apt_seen = 0
+        return max(rct, apt)
+
+
+class Collector:
+    def __init__(self, timer, osr=1, flags=0):
+        self.timer = timer
+        self.mem = None if flags & DISABLE_MEMORY_ACCESS else bytearray(MEM_SIZE)
+        self.loc = 0
+        self.osr = osr or 1
+        self.data = 0
+        self.block = bytes(BLOCK_BYTES)
+        self.prev = self.ld = self.ld2 = 0
+        self.failed = False
+        self.health = Health()
+        self.trace = []
+
+    # -- one measurement --
+    def measure(self):
+        ml = shuffle(self.timer(), ACC_BITS)
+        if self.mem is not None:
+            for _ in range(MEM_ACCESSLOOPS + ml):
+                self.mem[self.loc] = (self.mem[self.loc] + 1) & 0xFF
+                self.loc = (self.loc + MEM_BLOCKSIZE - 1) % MEM_SIZE
+        t = self.timer()
+        delta = (t - self.prev) & M64
+        self.prev = t
+        fl = shuffle(self.timer(), FOLD_BITS)
+        bit = fold(delta, fl)
+        self.trace.append((t, delta, ml, fl, bit))
+        return delta, bit
+
+    def stuck(self, delta):
+        d2 = (self.ld - delta) & M64
+        d3 = (d2 - self.ld2) & M64
+        self.ld, self.ld2 = delta, d2
+        return delta == 0 or d2 == 0 or d3 == 0
+
+    def sample(self):
+        delta, bit = self.measure()
+        st = self.stuck(delta)
+        return self.health.insert(delta), bit, st
+
+    def unbiased_bit(self):
+        while True:
+            lv, a, sa = self.sample()
+            if lv:
+                return lv, None
+            lv, b, sb = self.sample()
+            if lv:
+                return lv, None
+            if not sa and not sb and a != b:
+                self.health.vn = 0
+                return OK, a
+            self.health.vn += 1
+            lv = level(self.health.vn, VN_CUT, VN_CUT_PERM)
+            if lv:
+                return lv, None
+
+    def word(self):
+        for _ in range(64 * self.osr):
+            lv, bit = self.unbiased_bit()
+            if lv:
+                return lv, None
+            self.data = lfsr(self.data, bit)
+        self.data = stir(self.data)
+        return OK, self.data
+
+    def gen_block(self):
+        self.measure()                      # priming: only sets prev
+        msg = self.block
+        for _ in range(BLOCK_WORDS):
+            lv, w = self.word()
+            if lv:
+                return lv
+            msg += w.to_bytes(8, "little")
+        self.block = hashlib.sha3_256(msg).digest()
+        return OK
+
+    def reset(self):
+        self.data = 0
+        self.block = bytes(BLOCK_BYTES)
+        self.ld = self.ld2 = 0
+
+    def read(self, n):
+        """(return code, bytes): 0 and n bytes, or -2 / -3 and n zero bytes."""
+        if self.failed:
+            return -3, bytes(n)
+        out = b""
+        while len(out) < n:
+            lv = self.gen_block()
+            if lv:
+                self.reset()
+                if lv == PERMANENT:
+                    self.failed = True
+                    return -3, bytes(n)
+                return -2, bytes(n)
+            out += self.block[:n - len(out)]
+        return 0, out
+
+    def state(self):
+        h = self.health
+        return {"data": self.data, "block": self.block.hex(), "prev": self.prev,
+                "ld": self.ld, "ld2": self.ld2, "loc": self.loc, "osr": self.osr,
+                "rct_last": h.rct_last, "rct_run": h.rct_run,
+                "apt_base": h.apt_base, "apt_count": h.apt_count,
+                "apt_seen": h.apt_seen, "vn": h.vn, "failed": int(self.failed),
+                "reads": self.timer.reads,
+                "mem": self.mem.hex() if self.mem is not None else "none"}
+
+
+def startup(timer):
+    """The start-up test: (code, stats, trace)."""
+    ec = Collector(timer)
+    ec.measure()
+    zero_time = ec.prev == 0
+    zero_delta = health_failed = False
+    s = dict(samples=0, stuck=0, varied=0, mod100=0, backwards=0, rct_max=0,
+             apt_max=0, dmin=M64, dmax=0, dsum=0)
+    old = 0
+    for i in range(WARMUP + SAMPLES):
+        prev = ec.prev
+        delta, _ = ec.measure()
+        st = ec.stuck(delta)
+        zero_time |= ec.prev == 0
+        zero_delta |= delta == 0
+        if i < WARMUP:
+            continue
+        if ec.health.insert(delta):
+            health_failed = True
+        s["samples"] += 1
+        s["stuck"] += st
+        s["backwards"] += not ec.prev > prev
+        s["mod100"] += (delta & 0xFFFFFFFF) % 100 == 0
+        if i > WARMUP:
+            s["varied"] += delta != old
+            s["dsum"] = min(M64, s["dsum"] + abs(delta - old))
+        old = delta
+        s["dmin"], s["dmax"] = min(s["dmin"], delta), max(s["dmax"], delta)
+        s["rct_max"] = max(s["rct_max"], ec.health.rct_run)
+        s["apt_max"] = max(s["apt_max"], ec.health.apt_count)
+    nine_tenths = SAMPLES // 10 * 9
+    if zero_time:
+        code = ENOTIME
+    elif zero_delta or s["mod100"] > nine_tenths:
+        code = ECOARSETIME
+    elif s["backwards"] > 3:
+        code = ENOMONOTONIC
+    elif s["dsum"] == 0:
+        code = EVARVAR
+    elif s["dsum"] <= 1:
+        code = EMINVARVAR
+    elif s["varied"] < SAMPLES // 10:
+        code = EMINVARIATION
+    elif s["stuck"] > nine_tenths:
+        code = ESTUCK
+    elif health_failed:
+        code = EHEALTH
+    else:
+        code = 0
+    s["reads"] = timer.reads
+    return code, s, ec.trace
