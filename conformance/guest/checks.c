@@ -32,6 +32,7 @@ void run_checks(const char *mode)
 	}
 	if (!strcmp(mode, "jitter-absent")) {
 		check_jitter_absent();
+		check_drbg_trace();
 		return;
 	}
 	if (!strcmp(mode, "jitter-hooked-read")) {

@@ -73,8 +73,10 @@ BOOTS = [
     # armed at load, and its suites run in the main boot.
     {"name": "jitter-absent", "mode": "jitter-absent", "timeout": 300,
      "append": "jitterentropy_rng.testhook_startup_fail=1 kunit.filter_glob=none",
-     "expect": "end", "kunit": False,
-     "title": "Jitter RNG start-up test made to fail, no FIPS: the RNG is absent"},
+     "expect": "end", "kunit": False, "prefix": "nojent", "jent": False,
+     "console_re": [r"DRBG: Continuing without Jitter RNG"],
+     "title": "Jitter RNG start-up test made to fail, no FIPS: the RNG is absent, "
+              "the DRBG seeds from get_random_bytes() alone and says so"},
     {"name": "jitter-startup-fips", "mode": "idle", "timeout": 300,
      "append": "fips=1 jitterentropy_rng.testhook_startup_fail=1 kunit.filter_glob=none",
      "expect": "panic", "panic_re": r"jitterentropy: start-up test failed with error 2",
@@ -284,8 +286,10 @@ def seed_lengths(console_paths):
     return table, check
 
 
-def trace_layout_problems(rec):
-    """Check one trace record of drbg_trace.c against the book's layout."""
+def trace_layout_problems(rec, jent=True):
+    """Check one trace record of drbg_trace.c against the book's layout;
+    jent=False: the Jitter RNG is absent, so each seed is the
+    get_random_bytes() part and the string alone."""
     m = re.match(r"drbg_(no)?pr_(\S+)$", rec["driver"])
     s = STRENGTH.get(m.group(2)) if m else None
     if not s:
@@ -300,21 +304,27 @@ def trace_layout_problems(rec):
         return [f"kernel error {rec['err']} at step {rec['step']}"]
     if len(seeds) != len(want):
         return [f"{len(seeds)} seedings, expected {len(want)}"]
+    nsrc = 2 if jent else 1
     for i, ((reseed, part, extra), x, seed) in enumerate(zip(want, rec["seeds"], seeds)):
-        if bool(x["reseed"]) != reseed or x["len"] != 2 * part + len(extra) \
+        if bool(x["reseed"]) != reseed or x["len"] != nsrc * part + len(extra) \
                 or len(seed) != x["len"]:
             problems.append(f"seeding {i}: reseed={x['reseed']} len={x['len']}, "
-                            f"expected reseed={int(reseed)} len={2 * part + len(extra)}")
+                            f"expected reseed={int(reseed)} "
+                            f"len={nsrc * part + len(extra)}")
             continue
-        grb, jent, tail = seed[:part], seed[part:2 * part], seed[2 * part:]
+        grb, tail = seed[:part], seed[nsrc * part:]
         if tail != extra:
             problems.append(f"seeding {i}: does not end with the string given")
-        if rec["pattern"] and jent != b"\x5a" * part:
+        if grb == b"\x5a" * part or grb == bytes(part):
+            problems.append(f"seeding {i}: the get_random_bytes part is the "
+                            "pattern or all zero")
+        if not jent:
+            continue
+        jpart = seed[part:2 * part]
+        if rec["pattern"] and jpart != b"\x5a" * part:
             problems.append(f"seeding {i}: bytes {part}..{2 * part} are not the "
                             "Jitter pattern")
-        if grb == b"\x5a" * part:
-            problems.append(f"seeding {i}: the get_random_bytes part is the pattern")
-        if not rec["pattern"] and jent == b"\x5a" * part:
+        if not rec["pattern"] and jpart == b"\x5a" * part:
             problems.append(f"seeding {i}: real Jitter bytes equal the pattern")
     return problems
 
@@ -338,7 +348,7 @@ def replay_trace(driver, rec):
     return mech.generate(len(rec["out"]) // 2, None)
 
 
-def drbg_trace_checks(recs):
+def drbg_trace_checks(recs, jent=True):
     """One check per instance from the guest's trace records: layout, and
     the output recomputed by the host's SP 800-90A model from the seeds."""
     by = {}
@@ -350,7 +360,7 @@ def drbg_trace_checks(recs):
         problems, recomputed = [], 0
         for rec in by[drv]:
             tag = "pattern" if rec["pattern"] else "real"
-            problems += [f"{tag}: {x}" for x in trace_layout_problems(rec)]
+            problems += [f"{tag}: {x}" for x in trace_layout_problems(rec, jent)]
             if not rec["err"]:
                 out = replay_trace(drv, rec)
                 recomputed += out is not None
@@ -509,7 +519,15 @@ def run_boot(spec, args, bzimage, init, src, outdir):
             checks.append({"id": f"boot.{name}.results-line-{r['line']}",
                            "origin": "harness", "boot": name, "status": "fail",
                            "reason": f"unreadable results line: {r['text']}"})
-    checks += drbg_trace_checks(recs)
+    checks += drbg_trace_checks(recs, spec.get("jent", True))
+    for rx in spec.get("console_re", []):
+        with open(b.console, errors="replace") as f:
+            hit = re.search(rx, f.read())
+        checks.append({"id": f"boot.{name}.console", "origin": "harness", "boot": name,
+                       "title": f"the kernel log of boot {name} says: {rx}",
+                       "status": "pass" if hit else "fail",
+                       **({} if hit else {"reason": f"no line matching {rx!r} in the "
+                                          "kernel log"})})
     if "conform.kmemleak=1" in append:
         checks.append(kmemleak_check(recs, name))
     if spec.get("checks"):
@@ -609,8 +627,8 @@ def main():
         seed_table, seed_check = seed_lengths(consoles)
         checks.append(seed_check)
     for c in checks:
-        base = c["id"].split(".", 1)[1] if c["id"].startswith(("debug.", "fips.")) \
-            else c["id"]
+        base = c["id"].split(".", 1)[1] \
+            if c["id"].startswith(("debug.", "fips.", "nojent.")) else c["id"]
         c["requirements"] = reqs.for_check(requirement_map, base)
     problems = report.validate(checks)
     for p in problems:

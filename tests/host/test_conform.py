@@ -20,7 +20,8 @@ import drbg_model  # noqa: E402
 PERS, ADDTL = b"trace pers", b"trace addtl"
 
 
-def make_trace(driver, pattern=True, swap=False, nonce=True, corrupt_out=False):
+def make_trace(driver, pattern=True, swap=False, nonce=True, corrupt_out=False,
+               jent_present=True):
     """A trace record as drbg_trace.c prints it, computed with the model."""
     core, pr = drbg_model.parse_driver(driver)
     s = conform.STRENGTH[core]
@@ -30,7 +31,7 @@ def make_trace(driver, pattern=True, swap=False, nonce=True, corrupt_out=False):
         (lambda n, seed: bytes((seed * 17 + i * 3) % 200 + 3 for i in range(n)))
 
     def seed(part, idx, extra):
-        a, b = grb(part, idx), jent(part, idx)
+        a, b = grb(part, idx), jent(part, idx) if jent_present else b""
         return (b + a if swap else a + b) + extra
 
     seeds = [(False, seed(p, 1, PERS)), (True, seed(s, 2, ADDTL))]
@@ -78,6 +79,23 @@ class TraceTest(unittest.TestCase):
         rec["seeds"] = rec["seeds"][:2]
         c = conform.drbg_trace_checks([rec])
         self.assertIn("2 seedings, expected 3", c[0]["reason"])
+
+
+class NoJitterTraceTest(unittest.TestCase):
+    """A boot whose Jitter RNG is absent: seeds are get_random_bytes() alone."""
+
+    def test_grb_only_passes_when_absent(self):
+        c = conform.drbg_trace_checks([make_trace("drbg_pr_sha256", jent_present=False)],
+                                      jent=False)
+        self.assertEqual(c[0]["status"], "pass", c[0].get("reason"))
+
+    def test_jitter_part_present_fails_when_absent(self):
+        c = conform.drbg_trace_checks([make_trace("drbg_nopr_ctr_aes256")], jent=False)
+        self.assertEqual(c[0]["status"], "fail")
+
+    def test_grb_only_fails_when_present(self):
+        c = conform.drbg_trace_checks([make_trace("drbg_nopr_sha1", jent_present=False)])
+        self.assertEqual(c[0]["status"], "fail")
 
 
 class SeedLengthTest(unittest.TestCase):
