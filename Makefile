@@ -22,7 +22,7 @@ export VECTORS
 NW := $(shell awk '$$1 == "source" { print $$2 }' tangle.conf)
 
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
-	host-tests check book bench clean cache-clean prodconfig prodcheck kernel-debug conform-debug teeth bisect
+	host-tests check book bench clean cache-clean prodconfig prodcheck kernel-debug conform-debug teeth bisect modules-check i386check
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -89,6 +89,16 @@ prodconfig: deps
 prodcheck: deps
 	@$(PY) tools/prodconfig.py check
 	@$(PY) tools/prodconfig.py build
+
+# The Jitter RNG and the DRBG as modules, loaded in the guest (a third
+# kernel build, not part of make check).
+modules-check: kernel
+	@$(PY) tools/kernel.py build modules
+	@$(PY) conformance/host/conform.py --variants modules --out build/modules-check
+
+# The series' files and tests compiled for 32-bit x86.
+i386check: kernel
+	@$(PY) tools/prodconfig.py i386
 
 # Every prefix of the series builds (a cold build plus one per patch).
 bisect: tangle

@@ -237,6 +237,7 @@ def apply_series(patchdir):
 VARIANTS = {
     "test": ["conformance/kconfig/test.config"],
     "debug": ["conformance/kconfig/test.config", "conformance/kconfig/debug.config"],
+    "modules": ["conformance/kconfig/test.config", "conformance/kconfig/modules.config"],
 }
 
 
@@ -270,8 +271,8 @@ def read_config(path):
     return have
 
 
-def kmake(src, build, *targets, log=None, progress=None):
-    cmd = ["make", "-C", src, f"O={build}", "ARCH=x86_64",
+def kmake(src, build, *targets, log=None, progress=None, arch="x86_64"):
+    cmd = ["make", "-C", src, f"O={build}", f"ARCH={arch}",
            f"-j{os.cpu_count() or 2}"] + list(targets)
     t0 = time.time()
     with open(log, "a") if log else open(os.devnull, "w") as lf:

@@ -7,6 +7,9 @@
                                      the book must be off
   prodconfig.py build                also compile the files the series
                                      touches with that configuration
+  prodconfig.py i386                 compile the files the series touches,
+                                     and its tests, for 32-bit x86 (the
+                                     test fragment without 64BIT)
 
 The configuration is config.amd64_none_amd64.xz of Debian's
 linux-config-6.1 package (the same version as the pinned linux-source-6.1).
@@ -107,7 +110,42 @@ def build_objects():
     return 0
 
 
+SERIES_OBJECTS = ["drivers/char/random.o", "drivers/char/random_blocking_kunit.o",
+                  "crypto/drbg.o", "crypto/jitterentropy.o",
+                  "crypto/jitterentropy-kcapi.o", "crypto/jitterentropy_kunit.o"]
+
+
+def build_i386():
+    conf = nwconf.load(os.path.join(kernel.TOP, "tangle.conf"))
+    version, src = kernel.ensure_pristine(conf=conf)
+    build = os.path.join(kernel.tree_dir(version), "build-i386")
+    os.makedirs(build, exist_ok=True)
+    text = open(os.path.join(kernel.TOP, "conformance/kconfig/test.config")).read()
+    text = text.replace("CONFIG_64BIT=y", "# CONFIG_64BIT is not set")
+    with open(os.path.join(build, ".config"), "w") as f:
+        f.write(text)
+    log = os.path.join(build, "build.log")
+    open(log, "w").close()
+    kernel.kmake(src, build, "olddefconfig", log=log, arch="i386")
+    have = kernel.read_config(os.path.join(build, ".config"))
+    if have.get("CONFIG_X86_32") != "y":
+        sys.exit("i386: the configuration is not 32-bit")
+    kernel.say("i386: make prepare (a few minutes)")
+    kernel.kmake(src, build, "prepare", log=log, progress="prepare i386", arch="i386")
+    for o in SERIES_OBJECTS:
+        r = subprocess.run(["make", "-C", src, f"O={build}", "ARCH=i386", o],
+                           capture_output=True, text=True)
+        warn = [ln for ln in (r.stdout + r.stderr).splitlines() if "warning:" in ln]
+        if r.returncode != 0 or warn:
+            sys.exit(f"i386: {o} does not build cleanly: "
+                     f"{(warn or (r.stderr.strip().splitlines() or ['?']))[-1]}")
+        print(f"i386: {o} builds without warnings")
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["i386"]:
+        sys.exit(build_i386())
     if sys.argv[1:2] == ["check"]:
         out = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
         sys.exit(check(out))

@@ -43,6 +43,10 @@ void run_checks(const char *mode)
 		check_drbg_trace();
 		return;
 	}
+	if (!strcmp(mode, "modules")) {
+		check_modules();
+		return;
+	}
 	if (!strcmp(mode, "idle"))
 		return;
 	if (!strcmp(mode, "cavs")) {

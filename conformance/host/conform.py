@@ -112,6 +112,12 @@ BOOTS = [
     {"name": "debug-drbg", "variant": "debug", "mode": "drbg", "timeout": 3600,
      "expect": "end", "append": "kunit.filter_glob=drbg* conform.kmemleak=1",
      "title": "debug kernel: DRBG seeding suites and the race, kmemleak scan"},
+    # The modules variant (make modules-check only): the Jitter RNG, the DRBG
+    # and the Jitter RNG's KUnit suite as modules, loaded by /init.
+    {"name": "modules", "variant": "modules", "mode": "modules", "timeout": 900,
+     "expect": "end", "modules": True,
+     "append": "kunit.filter_glob=jitterentropy*",
+     "title": "modules kernel: the Jitter RNG and the DRBG loaded as modules"},
     {"name": "debug-jitter", "variant": "debug", "mode": "idle", "timeout": 1800,
      "expect": "end", "append": "kunit.filter_glob=jitterentropy* conform.kmemleak=1",
      "title": "debug kernel: Jitter RNG KUnit suite, kmemleak scan"},
@@ -417,6 +423,66 @@ def kmemleak_check(recs, boot):
     return c
 
 
+# The faults of the hardening issue, and the checks that inject each one.
+FAULTS = [
+    ("Jitter RNG start-up test fails, no FIPS: the DRBG seeds from "
+     "get_random_bytes() alone and says so",
+     ["nojent.guest.jitter.absent", "boot.jitter-absent.console", "nojent.drbg.trace"]),
+    ("Jitter RNG start-up test fails with fips=1: panic with the RNG's message",
+     ["boot.jitter-startup-fips.panic-reason"]),
+    ("Jitter RNG fails transiently (intermittent health failure) during seeding",
+     ["kunit.drbg_seed.jent_runtime_failure_layout",
+      "fips.kunit.drbg_seed.jent_runtime_failure_layout",
+      "guest.jitter.hooked_read"]),
+    ("Jitter RNG fails permanently: -EFAULT outside FIPS, panic with fips=1",
+     ["kunit.drbg_seed.jent_runtime_failure_layout",
+      "boot.jitter-permanent-fips.panic-reason", "kunit.jitterentropy"]),
+    ("Jitter RNG absent at instantiation (test hook), with and without FIPS",
+     ["kunit.drbg_seed.jent_absent_layout", "fips.kunit.drbg_seed.jent_absent_layout"]),
+    ("Allocation failure at every slab allocation of a DRBG instantiation "
+     "(seed_buf, async_buf, the Jitter RNG's collector, ...)",
+     ["debug.guest.faults.alloc-every-point"]),
+    ("The DRBG update fails: seed_buf is still cleared",
+     ["kunit.drbg_seed.seed_buf_zero_on_error"]),
+    ("Blocking API request cancelled before queueing, while blocked, after "
+     "completion and during teardown",
+     ["kunit.random_blocking_unseeded.seed_module_scenario",
+      "kunit.random_blocking.async_cancel_before_start",
+      "kunit.random_blocking.async_cancel_sync_dequeues",
+      "kunit.random_blocking.async_cancel_after_completion",
+      "kunit.drbg_seed.async_cancelled_on_uninstantiate"]),
+]
+
+
+def hardening_summary(checks):
+    """The faults injected, the hostile calls made and the reports seen."""
+    by = {c["id"]: c for c in checks}
+
+    def matching(cid):
+        return [c for k, c in by.items() if k == cid or k.startswith(cid + ".")]
+
+    faults = []
+    for what, ids in FAULTS:
+        found = [c for cid in ids for c in matching(cid)]
+        st = ("not run" if not found else "fail" if any(c["status"] == "fail" for c in found)
+              else "pass" if all(c["status"] == "pass" for c in found) else "partly skipped")
+        faults.append({"fault": what, "checks": ids, "instances": len(found), "status": st})
+
+    def total(prefix_match, key):
+        return sum(c.get("counts", {}).get(key, 0) for c in checks if prefix_match(c["id"]))
+
+    return {
+        "faults": faults,
+        "fault_injection_points": total(lambda i: "faults.alloc-every-point" in i, "points"),
+        "hostile_calls": total(lambda i: ".hostile." in "." + i, "calls")
+        + total(lambda i: "hostile.fuzz-run" in i, "iterations"),
+        "kernel_log_reports": total(lambda i: i.startswith("boot.") and
+                                    i.endswith(".kernel-log"), "reports"),
+        "kmemleak_unexplained": total(lambda i: "kmemleak" in i, "unexplained"),
+        "kmemleak_allowlisted": total(lambda i: "kmemleak" in i, "allowlisted"),
+    }
+
+
 def guest_records(results_path):
     recs = []
     try:
@@ -459,10 +525,30 @@ def splat_check(console_path, boot):
     return c
 
 
+def module_files(bzimage, bdir):
+    """The .ko files of a modules build, and /lib/modules/order (the Jitter
+    RNG first, so that the DRBG finds it when its self-tests instantiate)."""
+    build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(bzimage))))
+    with open(os.path.join(build, "modules.order")) as f:
+        order = [ln.strip() for ln in f if ln.strip()]
+    order = [re.sub(r"\.o$", ".ko", m) for m in order]
+    order.sort(key=lambda m: (0 if "jitterentropy_rng" in m else
+                              2 if "kunit" in m else 1))
+    files = {f"lib/modules/{os.path.basename(m)}": os.path.join(build, m) for m in order}
+    listing = os.path.join(bdir, "modules-order.txt")
+    with open(listing, "w") as f:
+        f.write("".join(os.path.basename(m) + "\n" for m in order))
+    files["lib/modules/order"] = listing
+    return files
+
+
 def run_boot(spec, args, bzimage, init, src, outdir):
     name = spec["name"]
     bdir = os.path.join(outdir, "boots", name)
     os.makedirs(bdir, exist_ok=True)
+    if spec.get("modules"):
+        spec = dict(spec, files={**spec.get("files", {}),
+                                 **module_files(bzimage, bdir)})
     rd = initramfs.write(os.path.join(bdir, "initramfs.cpio"), init,
                          spec.get("files"))
     append = f"{BASE_APPEND} conform.mode={spec['mode']} {spec['append']}".strip()
@@ -658,8 +744,29 @@ def main():
         "tangled": tangled,
         "boots": boots,
         "drbg_seed_lengths": seed_table,
+        "hardening": None,
         "checks": checks,
     }
+    h = hardening_summary(checks)
+    rep["hardening"] = h
+    failed = [f["fault"] for f in h["faults"] if f["status"] == "fail"]
+    missing = [f["fault"] for f in h["faults"] if f["status"] == "not run"]
+    hc = {"id": "hardening.faults", "origin": "harness", "requirements": [],
+          "title": "every fault of the hardening plan was injected and handled",
+          "counts": {"faults": len(h["faults"]), "failed": len(failed),
+                     "not_run": len(missing),
+                     "allocation_failures_injected": h["fault_injection_points"],
+                     "hostile_calls": h["hostile_calls"],
+                     "kernel_log_reports": h["kernel_log_reports"]}}
+    if failed:
+        hc["status"], hc["reason"] = "fail", "; ".join(failed)
+    elif missing:
+        hc["status"] = "skip"
+        hc["reason"] = ("not every fault was injected in this run (the debug kernel "
+                        "was not booted?): " + "; ".join(missing))
+    else:
+        hc["status"] = "pass"
+    checks.append(hc)
     rep["duration_s"] = round(time.time() - t0, 1)
     report.write_all(rep, args.out)
     s = rep["summary"]

@@ -90,6 +90,19 @@ def write_markdown(report, path):
                 cells.append(f"{m['grb']}+{m['jent']} / {x.get('grb')}+{x.get('jent')}{mark}")
             out.append(f"| {drv} | " + " | ".join(cells) + " |")
         out.append("")
+    h = report.get("hardening")
+    if h:
+        out += ["## Hardening: faults injected, hostile input, reports", "",
+                f"Allocation failures injected (fail-nth): {h['fault_injection_points']}; "
+                f"hostile calls made: {h['hostile_calls']}; kernel-log reports (BUG, WARN, "
+                f"KASAN, UBSAN, lockdep): {h['kernel_log_reports']}; kmemleak reports "
+                f"unexplained: {h['kmemleak_unexplained']} (allowlisted with a reason: "
+                f"{h['kmemleak_allowlisted']}).", "",
+                "| fault | status | checks |", "|---|---|---|"]
+        for f in h["faults"]:
+            out.append(f"| {_cell(f['fault'])} | {f['status']} ({f['instances']}) | "
+                       f"{', '.join(f['checks'])} |")
+        out.append("")
     bad = [c for c in report["checks"] if c["status"] != "pass"]
     if bad:
         out += ["## Failed and skipped", "", "| check | status | reason |",
