@@ -99,15 +99,20 @@ def build_objects():
     kernel.say("prodconfig: make prepare with Debian's config (a few minutes)")
     kernel.kmake(src, build, "prepare", log=os.path.join(build, "build.log"),
                  progress="prepare prod")
+    compile_objects(src, build, objs, "x86_64", "prodconfig", "with Debian's config")
+    return 0
+
+
+def compile_objects(src, build, objs, arch, label, how):
+    """Compile single objects in a prepared build directory; any warning fails."""
     for o in objs:
-        r = subprocess.run(["make", "-C", src, f"O={build}", "ARCH=x86_64", o],
+        r = subprocess.run(["make", "-C", src, f"O={build}", f"ARCH={arch}", o],
                            capture_output=True, text=True)
         warn = [ln for ln in (r.stdout + r.stderr).splitlines() if "warning:" in ln]
         if r.returncode != 0 or warn:
-            sys.exit(f"prodconfig: {o} does not build cleanly with Debian's config: "
-                     f"{(warn or (r.stderr.strip().splitlines() or ['?']))[0]}")
-        print(f"prodconfig: {o} builds without warnings with Debian's config")
-    return 0
+            sys.exit(f"{label}: {o} does not build cleanly {how}: "
+                     f"{(warn or (r.stderr.strip().splitlines() or ['?']))[-1]}")
+        print(f"{label}: {o} builds without warnings {how}")
 
 
 SERIES_OBJECTS = ["drivers/char/random.o", "drivers/char/random_blocking_kunit.o",
@@ -132,14 +137,7 @@ def build_i386():
         sys.exit("i386: the configuration is not 32-bit")
     kernel.say("i386: make prepare (a few minutes)")
     kernel.kmake(src, build, "prepare", log=log, progress="prepare i386", arch="i386")
-    for o in SERIES_OBJECTS:
-        r = subprocess.run(["make", "-C", src, f"O={build}", "ARCH=i386", o],
-                           capture_output=True, text=True)
-        warn = [ln for ln in (r.stdout + r.stderr).splitlines() if "warning:" in ln]
-        if r.returncode != 0 or warn:
-            sys.exit(f"i386: {o} does not build cleanly: "
-                     f"{(warn or (r.stderr.strip().splitlines() or ['?']))[-1]}")
-        print(f"i386: {o} builds without warnings")
+    compile_objects(src, build, SERIES_OBJECTS, "i386", "i386", "for 32-bit x86")
     return 0
 
 

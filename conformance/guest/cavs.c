@@ -36,12 +36,6 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 static int read_whole(const char *path, uint8_t **bufp, size_t *lenp)
 {
 	struct stat st;
@@ -103,18 +97,18 @@ static int check_request(const uint8_t *req, uint32_t req_len,
 		return bad(why, why_len, "request of %u bytes", req_len);
 	if (memcmp(req, CAVS_REQ_MAGIC, 4))
 		return bad(why, why_len, "request magic is not DCV1");
-	if (get_u32(req + 4) != req_len)
+	if (get_le32(req + 4) != req_len)
 		return bad(why, why_len, "request total_len %u in %u bytes",
-			   get_u32(req + 4), req_len);
-	if (get_u32(req + 12) != exp_len)
+			   get_le32(req + 4), req_len);
+	if (get_le32(req + 12) != exp_len)
 		return bad(why, why_len, "request out_len %u, expected %u bytes",
-			   get_u32(req + 12), exp_len);
+			   get_le32(req + 12), exp_len);
 	if (exp_len < 1 || exp_len > CAVS_OUT_MAX)
 		return bad(why, why_len, "out_len %u", exp_len);
 	if (!memchr(req + 16, 0, 64))
 		return bad(why, why_len, "driver name not NUL-terminated");
 	for (i = 0; i < 9; i++)
-		sum += get_u32(req + 80 + 4 * i);
+		sum += get_le32(req + 80 + 4 * i);
 	if (sum != req_len)
 		return bad(why, why_len, "request lengths add up to %llu, not %u",
 			   (unsigned long long)sum, req_len);
@@ -134,7 +128,7 @@ static int parse_tables(struct cavs_pack *p, char *why, size_t why_len)
 	for (i = 0; i < p->nfiles; i++) {
 		if (pos + 4 > p->len)
 			return bad(why, why_len, "pack cut off in the file table");
-		p->file_name_lens[i] = get_u32(p->buf + pos);
+		p->file_name_lens[i] = get_le32(p->buf + pos);
 		p->file_names[i] = (const char *)p->buf + pos + 4;
 		pos += 4 + (size_t)p->file_name_lens[i];
 		if (pos > p->len)
@@ -145,8 +139,8 @@ static int parse_tables(struct cavs_pack *p, char *why, size_t why_len)
 
 		if (pos + 8 > p->len)
 			return bad(why, why_len, "pack cut off in the section table");
-		s->file = get_u32(p->buf + pos);
-		s->name_len = get_u32(p->buf + pos + 4);
+		s->file = get_le32(p->buf + pos);
+		s->name_len = get_le32(p->buf + pos + 4);
 		s->name = (const char *)p->buf + pos + 8;
 		if (s->file >= p->nfiles)
 			return bad(why, why_len, "section %u names file %u of %u",
@@ -170,13 +164,13 @@ static int pack_parse(struct cavs_pack *p, char *why, size_t why_len)
 	if (p->len < CAVS_PACK_HDR_LEN + 8 || memcmp(p->buf, CAVS_PACK_MAGIC, 4))
 		return bad(why, why_len, "not a CAVS pack (%zu bytes, no DCPK magic)",
 			   p->len);
-	if (get_u32(p->buf + 4) != CAVS_PACK_VERSION)
+	if (get_le32(p->buf + 4) != CAVS_PACK_VERSION)
 		return bad(why, why_len, "pack version %u, expected %u",
-			   get_u32(p->buf + 4), CAVS_PACK_VERSION);
-	p->nfiles = get_u32(p->buf + 8);
-	p->nsections = get_u32(p->buf + 12);
-	p->nrecords = get_u32(p->buf + 16);
-	p->records_offset = get_u32(p->buf + 20);
+			   get_le32(p->buf + 4), CAVS_PACK_VERSION);
+	p->nfiles = get_le32(p->buf + 8);
+	p->nsections = get_le32(p->buf + 12);
+	p->nrecords = get_le32(p->buf + 16);
+	p->records_offset = get_le32(p->buf + 20);
 	if (p->nfiles >= (1U << 20) || p->nsections >= (1U << 20))
 		return bad(why, why_len, "implausible table sizes %u, %u",
 			   p->nfiles, p->nsections);
@@ -203,7 +197,7 @@ static int pack_parse(struct cavs_pack *p, char *why, size_t why_len)
 				   r.line, inner);
 	}
 	if (off + 8 != p->len || memcmp(p->buf + off, CAVS_PACK_END, 4) ||
-	    get_u32(p->buf + off + 4) != p->nrecords)
+	    get_le32(p->buf + off + 4) != p->nrecords)
 		return bad(why, why_len,
 			   "pack trailer missing or wrong (%zu bytes after the records)",
 			   p->len - off);
@@ -242,11 +236,11 @@ void cavs_pack_record(const struct cavs_pack *p, size_t *off,
 {
 	const uint8_t *h = p->buf + *off;
 
-	r->file = get_u32(h);
-	r->line = get_u32(h + 4);
-	r->section = get_u32(h + 8);
-	r->req_len = get_u32(h + 12);
-	r->exp_len = get_u32(h + 16);
+	r->file = get_le32(h);
+	r->line = get_le32(h + 4);
+	r->section = get_le32(h + 8);
+	r->req_len = get_le32(h + 12);
+	r->exp_len = get_le32(h + 16);
 	r->req = h + CAVS_REC_HDR_LEN;
 	r->exp = r->req + r->req_len;
 	*off += CAVS_REC_HDR_LEN + (size_t)r->req_len + (size_t)r->exp_len;
@@ -329,8 +323,8 @@ static ssize_t dev_write(int fd, const void *buf, size_t len)
 		return -1;
 	}
 	/* Each write consumes one answer, whether it matches or not. */
-	req_len = get_u32(fake_buf + fake_pos);
-	resp_len = get_u32(fake_buf + fake_pos + 4 + req_len);
+	req_len = get_le32(fake_buf + fake_pos);
+	resp_len = get_le32(fake_buf + fake_pos + 4 + req_len);
 	req = fake_buf + fake_pos + 4;
 	fake_pos += 8 + (size_t)req_len + resp_len;
 	fake_count++;
@@ -393,18 +387,6 @@ struct run {
 	unsigned int fail_lines_dropped;
 };
 
-static void hex(char *out, const uint8_t *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 static int may_itemise(struct run *run)
 {
 	if (run->fail_lines >= CAVS_MAX_FAIL_LINES) {
@@ -447,8 +429,8 @@ static void report_mismatch(struct run *run, const struct cavs_record *r,
 			from = r->exp_len - CAVS_WINDOW;
 	}
 	n = r->exp_len - from < CAVS_WINDOW ? r->exp_len - from : CAVS_WINDOW;
-	hex(exp_hex, r->exp + from, n);
-	hex(got_hex, got + from, n);
+	hex_encode(exp_hex, r->exp + from, n);
+	hex_encode(got_hex, got + from, n);
 	report_line("{\"type\":\"cavs_fail\",\"f\":%u,\"line\":%u,\"s\":%u,"
 		    "\"len\":%u,\"err\":0,\"step\":0,\"at\":%u,\"from\":%u,"
 		    "\"expected\":\"%s\",\"got\":\"%s\"}",
@@ -502,12 +484,12 @@ static int run_record(struct run *run, const struct cavs_record *r)
 		report_error(run, r, "response", -EPROTO, 0);
 		return 0;
 	}
-	err = (int)get_u32(resp + 4);
+	err = (int)get_le32(resp + 4);
 	if (err) {
-		report_error(run, r, NULL, err, get_u32(resp + 8));
+		report_error(run, r, NULL, err, get_le32(resp + 8));
 		return 0;
 	}
-	if (get_u32(resp + 12) != r->exp_len || got != want) {
+	if (get_le32(resp + 12) != r->exp_len || got != want) {
 		report_error(run, r, "response", -EMSGSIZE, 0);
 		return 0;
 	}

@@ -26,31 +26,6 @@
 static const char trace_pers[] = "conformance trace personalization";
 static const char trace_addtl[] = "conformance trace additional input";
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void hex(char *out, const uint8_t *b, size_t n)
-{
-	static const char d[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = d[b[i] >> 4];
-		out[2 * i + 1] = d[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 /* One trace; prints its record; returns 0 when the kernel reported no error. */
 static int trace_one(const char *driver, int pattern)
 {
@@ -64,12 +39,12 @@ static int trace_one(const char *driver, int pattern)
 
 	memset(req, 0, sizeof(req));
 	memcpy(req, "DCT1", 4);
-	put32(req + 4, total);
-	put32(req + 8, pattern ? 1 : 0);
-	put32(req + 12, TRACE_OUTLEN);
+	put_le32(req + 4, total);
+	put_le32(req + 8, pattern ? 1 : 0);
+	put_le32(req + 12, TRACE_OUTLEN);
 	snprintf((char *)req + 16, 64, "%s", driver);
-	put32(req + 80, pl);
-	put32(req + 84, al);
+	put_le32(req + 80, pl);
+	put_le32(req + 84, al);
 	memcpy(req + 88, trace_pers, pl);
 	memcpy(req + 88 + pl, trace_addtl, al);
 
@@ -85,28 +60,28 @@ static int trace_one(const char *driver, int pattern)
 	close(fd);
 	if (n < 20 || memcmp(reply, "DTR1", 4))
 		return -EPROTO;
-	err = (int32_t)get32(reply + 4);
-	nseeds = get32(reply + 12);
+	err = (int32_t)get_le32(reply + 4);
+	nseeds = get_le32(reply + 12);
 	off = (size_t)snprintf(line, sizeof(line),
 			       "{\"type\":\"trace\",\"driver\":\"%s\",\"pattern\":%s,"
 			       "\"err\":%d,\"step\":%u,\"pers\":\"", driver,
-			       pattern ? "true" : "false", err, get32(reply + 8));
-	hex(h, (const uint8_t *)trace_pers, pl);
+			       pattern ? "true" : "false", err, get_le32(reply + 8));
+	hex_encode(h, (const uint8_t *)trace_pers, pl);
 	off += (size_t)snprintf(line + off, sizeof(line) - off, "%s\",\"addtl\":\"", h);
-	hex(h, (const uint8_t *)trace_addtl, al);
+	hex_encode(h, (const uint8_t *)trace_addtl, al);
 	off += (size_t)snprintf(line + off, sizeof(line) - off, "%s\",\"seeds\":[", h);
 	n = 16;
 	for (i = 0; i < nseeds && i < 8; i++) {
-		uint32_t reseed = get32(reply + n), len = get32(reply + n + 4);
-		uint32_t stored = get32(reply + n + 8);
+		uint32_t reseed = get_le32(reply + n), len = get_le32(reply + n + 4);
+		uint32_t stored = get_le32(reply + n + 8);
 
-		hex(h, reply + n + 12, stored);
+		hex_encode(h, reply + n + 12, stored);
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
 					"%s{\"reseed\":%u,\"len\":%u,\"hex\":\"%s\"}",
 					i ? "," : "", reseed, len, h);
 		n += 12 + stored;
 	}
-	hex(h, reply + n + 4, get32(reply + n));
+	hex_encode(h, reply + n + 4, get_le32(reply + n));
 	snprintf(line + off, sizeof(line) - off, "],\"out\":\"%s\"}", h);
 	report_line("%s", line);
 	return err;

@@ -35,14 +35,6 @@
 #define TRACE	"/sys/kernel/debug/drbg_cavp/trace"
 #define ISO	"/sys/kernel/debug/random_blocking/isolation"
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
 /* A well-formed run request; lens[] are the nine field lengths. */
 static size_t run_req(uint8_t *buf, size_t cap, const char *driver, uint32_t flags,
 		      uint32_t out_len, const uint32_t *lens)
@@ -55,12 +47,12 @@ static size_t run_req(uint8_t *buf, size_t cap, const char *driver, uint32_t fla
 		return 0;
 	memset(buf, 0, total);
 	memcpy(buf, "DCV1", 4);
-	put32(buf + 4, (uint32_t)total);
-	put32(buf + 8, flags);
-	put32(buf + 12, out_len);
+	put_le32(buf + 4, (uint32_t)total);
+	put_le32(buf + 8, flags);
+	put_le32(buf + 12, out_len);
 	snprintf((char *)buf + 16, 64, "%s", driver);
 	for (i = 0; i < 9; i++)
-		put32(buf + 80 + 4 * i, lens[i]);
+		put_le32(buf + 80 + 4 * i, lens[i]);
 	for (i = 116; i < total; i++)
 		buf[i] = (uint8_t)(i * 13);
 	return total;
@@ -125,20 +117,20 @@ static void hostile_run(void)
 	memcpy(msg, "XCV1", 4);
 	expect(&t, "wrong magic", write_msg(RUN, msg, n), -EINVAL);
 	memcpy(msg, "DCV1", 4);
-	put32(msg + 4, (uint32_t)n + 1);
+	put_le32(msg + 4, (uint32_t)n + 1);
 	expect(&t, "total length disagrees", write_msg(RUN, msg, n), -EINVAL);
-	put32(msg + 4, (uint32_t)n);
-	put32(msg + 80, 0xffffffffu);
+	put_le32(msg + 4, (uint32_t)n);
+	put_le32(msg + 80, 0xffffffffu);
 	expect(&t, "field length past the end", write_msg(RUN, msg, n), -EINVAL);
-	put32(msg + 80, 16);
-	put32(msg + 12, 0);
+	put_le32(msg + 80, 16);
+	put_le32(msg + 12, 0);
 	expect(&t, "zero output length", write_msg(RUN, msg, n), -EINVAL);
-	put32(msg + 12, (1 << 18) + 1);
+	put_le32(msg + 12, (1 << 18) + 1);
 	expect(&t, "output length above the limit", write_msg(RUN, msg, n), -EINVAL);
-	put32(msg + 12, 32);
-	put32(msg + 8, 0x80);
+	put_le32(msg + 12, 32);
+	put_le32(msg + 8, 0x80);
 	expect(&t, "unknown flag", write_msg(RUN, msg, n), -EINVAL);
-	put32(msg + 8, 0);
+	put_le32(msg + 8, 0);
 	memset(msg + 16, 'x', 64);
 	expect(&t, "driver name without NUL", write_msg(RUN, msg, n), -EINVAL);
 	n = run_req(msg, sizeof(msg), "jitterentropy_rng", 0, 32, lens);
@@ -165,21 +157,21 @@ static void hostile_trace(void)
 
 	memset(msg, 0, sizeof(msg));
 	memcpy(msg, "DCT1", 4);
-	put32(msg + 4, 88);
-	put32(msg + 12, 16);
+	put_le32(msg + 4, 88);
+	put_le32(msg + 12, 16);
 	snprintf((char *)msg + 16, 64, "drbg_nopr_hmac_sha256");
 	expect(&t, "well-formed trace", write_msg(TRACE, msg, 88), 88);
-	put32(msg + 12, 4097);
+	put_le32(msg + 12, 4097);
 	expect(&t, "output above 4096", write_msg(TRACE, msg, 88), -EINVAL);
-	put32(msg + 12, 16);
-	put32(msg + 80, 1000);
+	put_le32(msg + 12, 16);
+	put_le32(msg + 80, 1000);
 	expect(&t, "personalization past the end", write_msg(TRACE, msg, 88), -EINVAL);
-	put32(msg + 80, 0);
-	put32(msg + 84, 5);
+	put_le32(msg + 80, 0);
+	put_le32(msg + 84, 5);
 	expect(&t, "additional input length disagrees", write_msg(TRACE, msg, 88),
 	       -EINVAL);
-	put32(msg + 84, 0);
-	put32(msg + 8, 2);
+	put_le32(msg + 84, 0);
+	put_le32(msg + 8, 2);
 	expect(&t, "unknown flag", write_msg(TRACE, msg, 88), -EINVAL);
 	expect(&t, "short", write_msg(TRACE, msg, 87), -EINVAL);
 	expect(&t, "NULL buffer", write_msg(TRACE, NULL, 88), -EFAULT);
@@ -352,9 +344,9 @@ static void fail_every_allocation(void)
 	}
 	memset(msg, 0, sizeof(msg));
 	memcpy(msg, "DCT1", 4);
-	put32(msg + 4, 88);
-	put32(msg + 8, 1);
-	put32(msg + 12, 16);
+	put_le32(msg + 4, 88);
+	put_le32(msg + 8, 1);
+	put_le32(msg + 12, 16);
 	snprintf((char *)msg + 16, 64, "drbg_nopr_hmac_sha256");
 	snprintf(path, sizeof(path), "/proc/self/fail-nth");
 	for (nth = 1; nth < 400; nth++) {

@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Open the results channel; fall back to stdout if there is none. */
 void report_open(void);
@@ -32,5 +33,12 @@ void json_escape(char *out, size_t n, const char *s);
 
 /* Monotonic time in microseconds. */
 long long now_us(void);
+
+/* Little-endian 32-bit fields of the kernel test interfaces' messages. */
+void put_le32(uint8_t *p, uint32_t v);
+uint32_t get_le32(const uint8_t *p);
+
+/* Lowercase hex of n bytes into out, which holds 2 n + 1 characters. */
+void hex_encode(char *out, const uint8_t *b, size_t n);
 
 #endif

@@ -394,14 +394,7 @@ def kmemleak_check(recs, boot):
     done = [r for r in recs if r.get("type") == "kmemleak-done"]
     err = [r for r in recs if r.get("type") == "kmemleak" and r.get("error")]
     texts = [r["text"] for r in recs if r.get("type") == "kmemleak" and "text" in r]
-    allow = []
-    path = os.path.join(TOP, "conformance/kmemleak-allowlist.txt")
-    if os.path.exists(path):
-        with open(path) as f:
-            for ln in f:
-                if ln.strip() and not ln.startswith("#"):
-                    rx, _, why = ln.rstrip("\n").partition("\t")
-                    allow.append((re.compile(rx), why))
+    allow = read_allowlist("conformance/kmemleak-allowlist.txt")
     bad, allowed = [], []
     for t in texts:
         why = next((w for rx, w in allow if rx.search(t)), None)
@@ -500,15 +493,21 @@ def guest_records(results_path):
     return recs
 
 
-def splat_check(console_path, boot):
+def read_allowlist(relpath):
+    """[(regex, reason)] from a file of lines 'regex TAB reason' ('#' comments)."""
     allow = []
-    allow_file = os.path.join(TOP, "conformance/splat-allowlist.txt")
-    if os.path.exists(allow_file):
-        with open(allow_file) as f:
+    path = os.path.join(TOP, relpath)
+    if os.path.exists(path):
+        with open(path) as f:
             for ln in f:
                 if ln.strip() and not ln.startswith("#"):
                     rx, _, why = ln.rstrip("\n").partition("\t")
                     allow.append((re.compile(rx), why))
+    return allow
+
+
+def splat_check(console_path, boot):
+    allow = read_allowlist("conformance/splat-allowlist.txt")
     hits, allowed = [], []
     with open(console_path, errors="replace") as f:
         for ln in f:
@@ -565,7 +564,7 @@ def run_boot(spec, args, bzimage, init, src, outdir):
             "cpu": b.argv[b.argv.index("-cpu") + 1] if "-cpu" in b.argv else "?",
             "smp": 2, "qemu": b.command_line(), "append": append,
             "rdrand": env.get("rdrand"), "rdseed": env.get("rdseed"),
-            "virtio_rng": False, "crng_ready_at_init": env.get("crng_ready_at_init"),
+            "virtio_rng": "virtio-rng" in " ".join(b.argv), "crng_ready_at_init": env.get("crng_ready_at_init"),
             "crng_ready_at_end": crng_end, "release": env.get("release"),
             "console_log": os.path.relpath(b.console, TOP),
             "results_log": os.path.relpath(b.results, TOP)}
