@@ -25,39 +25,38 @@ import nwconf  # noqa: E402
 
 def main():
     conf = nwconf.load(os.path.join(TOP, "tangle.conf"))
-    version, src = kernel.ensure_pristine(conf=conf)
+    version, main_src = kernel.ensure_pristine(conf=conf)
+    # A work tree of its own: the prefixes must not touch the tree that the
+    # test and debug kernels are built from.
+    src = kernel.worktree(version, main_src, "src-bisect")
     pdir = os.path.join(TOP, "tangled/patches")
     patches = sorted(p for p in os.listdir(pdir)
                      if re.match(r"^\d{4}-.*\.patch$", p) and not p.startswith("0000-"))
     build = os.path.join(kernel.tree_dir(version), "build-bisect")
     results = []
     ok = True
-    try:
-        for n in range(1, len(patches) + 1):
-            t0 = time.time()
-            kernel.git_am(src, [os.path.join(pdir, p) for p in patches[:n]],
-                          kernel.ident_env(conf), f"linux-source-6.1 {version}",
-                          conf.base_version)
-            kernel.say(f"bisect: {n}/{len(patches)} {patches[n - 1]}")
-            dropped = kernel.configure(src, build, "test", strict=False)
-            log = os.path.join(build, f"build-{n:02d}.log")
-            open(log, "w").close()
-            try:
-                steps, secs = kernel.kmake(src, build, "bzImage", log=log,
-                                           progress=f"bisect {n}")
-                status = "pass"
-            except SystemExit as e:
-                status, steps, secs = "fail", 0, time.time() - t0
-                kernel.say(str(e))
-                ok = False
-            results.append({"patch": patches[n - 1], "status": status, "steps": steps,
-                            "seconds": round(time.time() - t0),
-                            "options_not_yet_defined": dropped})
-            if status != "pass":
-                break
-    finally:
-        kernel.say("bisect: restoring the whole series in the build tree")
-        kernel.apply_series(pdir)
+    for n in range(1, len(patches) + 1):
+        t0 = time.time()
+        kernel.am_keeping_mtimes(src, [os.path.join(pdir, p) for p in patches[:n]],
+                                 kernel.ident_env(conf),
+                                 f"linux-source-6.1 {version}", conf.base_version)
+        kernel.say(f"bisect: {n}/{len(patches)} {patches[n - 1]}")
+        dropped = kernel.configure(src, build, "test", strict=False)
+        log = os.path.join(build, f"build-{n:02d}.log")
+        open(log, "w").close()
+        try:
+            steps, secs = kernel.kmake(src, build, "bzImage", log=log,
+                                       progress=f"bisect {n}")
+            status = "pass"
+        except SystemExit as e:
+            status, steps, secs = "fail", 0, time.time() - t0
+            kernel.say(str(e))
+            ok = False
+        results.append({"patch": patches[n - 1], "status": status, "steps": steps,
+                        "seconds": round(time.time() - t0),
+                        "options_not_yet_defined": dropped})
+        if status != "pass":
+            break
     os.makedirs(os.path.join(TOP, "build/bisect"), exist_ok=True)
     with open(os.path.join(TOP, "build/bisect/bisect.json"), "w") as f:
         json.dump(results, f, indent=1)

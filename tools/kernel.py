@@ -201,6 +201,42 @@ def git_am(src, patch_paths, env, found, made_for):
     die(f"{what} does not apply to {found}{where} (series made for {made_for})")
 
 
+def am_keeping_mtimes(src, patch_paths, env, found, made_for):
+    """git_am(), then give every file whose content did not change its old
+    modification time back, so that make rebuilds only what changed.
+    Returns (files changed, files whose mtime was kept)."""
+    before = {}
+    for path in touched_paths(src, "HEAD"):
+        full = os.path.join(src, path)
+        if os.path.exists(full):
+            before[path] = (blob_of(src, "HEAD", path), os.stat(full).st_mtime_ns)
+    git_am(src, patch_paths, env, found, made_for)
+    kept = 0
+    for path, (blob, mtime) in before.items():
+        full = os.path.join(src, path)
+        if os.path.exists(full) and blob_of(src, "HEAD", path) == blob:
+            os.utime(full, ns=(mtime, mtime))
+            kept += 1
+    changed = [p for p in touched_paths(src, "HEAD")
+               if before.get(p, (None,))[0] != blob_of(src, "HEAD", p)]
+    return changed, kept
+
+
+def worktree(version, src, name):
+    """A second work tree of the cached repository (for builds that must
+    not touch the main tree, such as every prefix of the series)."""
+    wt = os.path.join(tree_dir(version), name)
+    stamp = wt + ".ok"
+    if not os.path.exists(stamp):
+        if os.path.exists(wt):
+            shutil.rmtree(wt)
+        git(src, "worktree", "prune")
+        say(f"checking out a second work tree {wt} (about a minute)")
+        git(src, "worktree", "add", "-f", "--detach", wt, "pristine")
+        open(stamp, "w").close()
+    return wt
+
+
 def apply_series(patchdir):
     """git am the series onto the build tree; keep mtimes of unchanged files."""
     conf = nwconf.load(os.path.join(TOP, "tangle.conf"))
@@ -212,22 +248,9 @@ def apply_series(patchdir):
                      if re.match(r"^\d{4}-.*\.patch$", p) and not p.startswith("0000-"))
     if not patches:
         die(f"no patches in {patchdir}: run 'make tangle'")
-    # What the tree holds now, for files any series touched.
-    before = {}
-    for path in touched_paths(src, "HEAD"):
-        full = os.path.join(src, path)
-        if os.path.exists(full):
-            before[path] = (blob_of(src, "HEAD", path), os.stat(full).st_mtime_ns)
-    git_am(src, [os.path.join(os.path.abspath(patchdir), p) for p in patches],
-           ident_env(conf), f"{PACKAGE} {version}", conf.base_version)
-    kept = 0
-    for path, (blob, mtime) in before.items():
-        full = os.path.join(src, path)
-        if os.path.exists(full) and blob_of(src, "HEAD", path) == blob:
-            os.utime(full, ns=(mtime, mtime))
-            kept += 1
-    changed = [p for p in touched_paths(src, "HEAD")
-               if before.get(p, (None,))[0] != blob_of(src, "HEAD", p)]
+    changed, kept = am_keeping_mtimes(
+        src, [os.path.join(os.path.abspath(patchdir), p) for p in patches],
+        ident_env(conf), f"{PACKAGE} {version}", conf.base_version)
     say(f"applied {len(patches)} patches with git am onto {PACKAGE} {version}; "
         f"{len(changed)} file(s) changed since the last build, {kept} kept "
         "their mtime")
