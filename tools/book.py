@@ -773,7 +773,7 @@ def tex_post(text, rd):
 # Characters pdflatex (T1, utf8) lacks, and what to print instead.
 UNICODE_TEX = {
     "⟨": r"\ensuremath{\langle}", "⟩": r"\ensuremath{\rangle}", "≡": r"\ensuremath{\equiv}",
-    "→": r"\ensuremath{\rightarrow}", "←": r"\ensuremath{\leftarrow}",
+    "→": r"\ensuremath{\rightarrow}", "←": r"\ensuremath{\leftarrow}", "↦": r"\ensuremath{\mapsto}",
     "↔": r"\ensuremath{\leftrightarrow}", "⇒": r"\ensuremath{\Rightarrow}",
     "≤": r"\ensuremath{\leq}", "≥": r"\ensuremath{\geq}", "≠": r"\ensuremath{\neq}",
     "≈": r"\ensuremath{\approx}", "×": r"\ensuremath{\times}", "−": r"\ensuremath{-}",
