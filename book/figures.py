@@ -12,16 +12,26 @@ report.json by whoever measures the data), one figure each:
     "id": "jitter-deltas",            anchor fig-<id>; file figures/<id>.png
     "title": "...", "caption": "...",
     "kind": "histogram" | "line" | "scatter" | "bar",
-    "xlabel": "...", "ylabel": "...", "log_y": false, "bins": 60,
+    "xlabel": "...", "ylabel": "...", "log_x": false, "log_y": false,
+    "bins": 60,
     "series": [{"label": "...", "values": [...]}          histogram, bar
                | {"label": "...", "x": [...], "y": [...]}],  line, scatter
+    "hlines": [{"y": 31, "label": "...", "color": "#b3261e"}],
     "run": {"started": "...", "kernel": "...", "accel": "tcg" | "kvm" | "host",
             "boot": "...", "source": "what measured it"}
   }
 
+or, for several panels, "panels": [{"title", "kind", "xlabel", "ylabel",
+"log_x", "log_y", "bins", "series", "hlines", "accel"}, ...] with
+"layout": [rows, cols] and "sharex".  A series may override the panel's
+kind ("line" or "scatter" markers in one panel) and give a "color"; a
+line without "x" is drawn against 0, 1, 2, ...
+
 "run" may be left out: the run of build/conformance/report.json is used.
 A figure from a TCG guest (accel "tcg") is labelled "emulated timer, not
-evidence" in the picture and in its caption.  The figures the book expects
+evidence" in the picture and in its caption; in a figure of several panels,
+each panel whose "accel" is tcg is stamped (one without "accel" takes the
+run's).  The figures the book expects
 (EXPECTED) get a placeholder with their anchor while their data is absent,
 so the chapters may link to #fig-<id> at any time.
 """
@@ -50,41 +60,100 @@ def run_of(fig, report):
     return run
 
 
+def _is_tcg(accel):
+    return "tcg" in str(accel or "").lower()
+
+
+def _log_bins(panels, n):
+    """Geometric bin edges covering every histogram value of the panels."""
+    import numpy as np
+    vals = [v for p in panels for s in p.get("series", []) for v in s.get("values", [])
+            if v > 0]
+    lo, hi = min(vals), max(vals)
+    if lo == hi:
+        hi = lo * 1.01
+    return np.geomspace(lo, hi, n + 1)
+
+
+def _draw_panel(ax, p, bins):
+    kind = p.get("kind", "histogram")
+    for s in p.get("series", []):
+        k = s.get("kind", kind)
+        style = {"label": s.get("label")}
+        if s.get("color"):
+            style["color"] = s["color"]
+        if k == "histogram":
+            ax.hist(s["values"], bins=bins if bins is not None else p.get("bins", 60),
+                    alpha=.75, **style)
+        elif k == "bar":
+            ax.bar(range(len(s["values"])), s["values"], **style)
+        else:
+            y = s["y"]
+            x = s.get("x", list(range(len(y))))
+            if k == "scatter":
+                ax.scatter(x, y, s=9, zorder=3, **style)
+            else:
+                ax.plot(x, y, linewidth=.8, **style)
+    for h in p.get("hlines", []):
+        ax.axhline(h["y"], linestyle=h.get("style", "dashed"), linewidth=.9,
+                   color=h.get("color", "#555555"), label=h.get("label"))
+    if p.get("log_x"):
+        ax.set_xscale("log")
+    if p.get("log_y"):
+        ax.set_yscale("log")
+    ax.set_xlabel(p.get("xlabel", ""), fontsize=8)
+    ax.set_ylabel(p.get("ylabel", ""), fontsize=8)
+    ax.tick_params(labelsize=7)
+    if any(s.get("label") for s in p.get("series", [])) or p.get("hlines"):
+        ax.legend(fontsize=6.5, loc="best")
+
+
 def draw(fig, run, path):
+    """Draw fig into path; True when any of it is from a TCG guest.  A
+    figure is one panel, or "panels" on a grid ("layout": [rows, cols]);
+    a panel (or the figure) whose "accel" is tcg, or that has none in a
+    TCG run, is stamped "emulated timer, not evidence"."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    tcg = "tcg" in str(run.get("accel", "")).lower()
-    fig_, ax = plt.subplots(figsize=(7.0, 3.8), dpi=120)
-    kind = fig.get("kind", "histogram")
-    for s in fig.get("series", []):
-        if kind == "histogram":
-            ax.hist(s["values"], bins=fig.get("bins", 60), alpha=.75, label=s.get("label"))
-        elif kind == "bar":
-            ax.bar(range(len(s["values"])), s["values"], label=s.get("label"))
-        elif kind == "scatter":
-            ax.scatter(s["x"], s["y"], s=6, label=s.get("label"))
-        else:
-            ax.plot(s["x"], s["y"], label=s.get("label"))
-    if fig.get("log_y"):
-        ax.set_yscale("log")
-    ax.set_xlabel(fig.get("xlabel", ""))
-    ax.set_ylabel(fig.get("ylabel", ""))
-    ax.set_title(fig.get("title", fig["id"]), fontsize=10)
-    if any(s.get("label") for s in fig.get("series", [])):
-        ax.legend(fontsize=8)
+    panels = fig.get("panels") or [fig]
+    rows, cols = fig.get("layout") or [len(panels), 1]
+    height = 3.8 if rows * cols == 1 else 1.2 + 2.6 * rows
+    fig_, axes = plt.subplots(rows, cols, figsize=(7.0 if cols == 1 else 8.0, height),
+                              dpi=120, squeeze=False, sharex=bool(fig.get("sharex")))
+    hists = [p for p in panels if p.get("kind", "histogram") == "histogram"]
+    bins = None
+    if fig.get("sharex") and hists and any(p.get("log_x") for p in hists):
+        bins = _log_bins(hists, max(p.get("bins", 60) for p in hists))
+    any_tcg = False
+    for ax, p in zip(axes.flat, panels):
+        b = bins
+        if b is None and p.get("log_x") and p.get("kind", "histogram") == "histogram":
+            b = _log_bins([p], p.get("bins", 60))
+        _draw_panel(ax, p, b)
+        if p is not fig:
+            ax.set_title(p.get("title", ""), fontsize=8.5)
+        tcg = _is_tcg(p.get("accel", run.get("accel")))
+        if tcg:
+            any_tcg = True
+            ax.text(0.5, 0.5, TCG_LABEL, transform=ax.transAxes,
+                    fontsize=18 if len(panels) == 1 else 12,
+                    color="#b3261e", alpha=.45, ha="center", va="center",
+                    rotation=12, zorder=10)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    if len(panels) == 1:
+        axes[0][0].set_title(fig.get("title", fig["id"]), fontsize=10)
+    else:
+        fig_.suptitle(fig.get("title", fig["id"]), fontsize=10)
     who = f"run {run.get('started', '?')}, kernel {run.get('kernel', '?')}, " \
           f"{run.get('accel', '?')}"
     fig_.text(0.01, 0.01, who, fontsize=7, color="#555555")
-    if tcg:
-        ax.text(0.5, 0.5, TCG_LABEL, transform=ax.transAxes, fontsize=18,
-                color="#b3261e", alpha=.45, ha="center", va="center", rotation=12,
-                zorder=10)
     fig_.tight_layout(rect=(0, 0.03, 1, 1))
     fig_.savefig(path, metadata={"Software": None})
     plt.close(fig_)
-    return tcg
+    return any_tcg
 
 
 def render(ctx):

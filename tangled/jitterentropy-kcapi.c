@@ -11,11 +11,14 @@
 #include <crypto/hash.h>
 #include <crypto/internal/rng.h>
 #include <linux/atomic.h>
+#include <linux/debugfs.h>
 #include <linux/fips.h>
+#include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/timex.h>
@@ -99,6 +102,138 @@ static bool jent_testhook_read(struct rand_data *ec, u8 *rdata,
 	jent_testhook_stop_clock(false);
 	return true;
 }
+
+#define JENT_TESTHOOK_RECORD_MAX_BYTES	1024
+#define JENT_TESTHOOK_RECORD_MAX_STAMPS	262144	/* 2 MiB of u64 */
+
+static DEFINE_MUTEX(jent_testhook_record_lock);
+static struct task_struct *jent_testhook_recorder;
+static u64 *jent_testhook_stamps;
+static unsigned int jent_testhook_nstamps;
+static unsigned int jent_testhook_lost;
+static char *jent_testhook_text;
+static size_t jent_testhook_text_len;
+
+static void jent_testhook_record(u64 stamp)
+{
+	if (READ_ONCE(jent_testhook_recorder) != current)
+		return;
+	if (jent_testhook_nstamps < JENT_TESTHOOK_RECORD_MAX_STAMPS)
+		jent_testhook_stamps[jent_testhook_nstamps++] = stamp;
+	else
+		jent_testhook_lost++;
+}
+
+/* Read len bytes from a new instance, recording its time stamps. */
+static int jent_testhook_record_run(u8 *out, unsigned int len)
+{
+	struct crypto_rng *rng = crypto_alloc_rng("jitterentropy_rng", 0, 0);
+	int ret;
+
+	if (IS_ERR(rng))
+		return PTR_ERR(rng);
+	jent_testhook_nstamps = 0;
+	jent_testhook_lost = 0;
+	WRITE_ONCE(jent_testhook_recorder, current);
+	ret = crypto_rng_get_bytes(rng, out, len);
+	WRITE_ONCE(jent_testhook_recorder, NULL);
+	crypto_free_rng(rng);
+	return ret;
+}
+
+/* The record: a header, the output in hex, one time stamp per line. */
+static char *jent_testhook_record_text(int result, const u8 *out,
+				       unsigned int len, size_t *tlen)
+{
+	size_t size = 128 + 2 * (size_t)len +
+		      21 * (size_t)jent_testhook_nstamps;
+	char *text = kvmalloc(size, GFP_KERNEL);
+	unsigned int i;
+	size_t n;
+
+	if (!text)
+		return NULL;
+	n = scnprintf(text, size, "bytes %u\nresult %d\nstamps %u\nlost %u\noutput ",
+		      len, result, jent_testhook_nstamps, jent_testhook_lost);
+	n = bin2hex(text + n, out, len) - text;
+	text[n++] = '\n';
+	for (i = 0; i < jent_testhook_nstamps; i++)
+		n += scnprintf(text + n, size - n, "%llu\n",
+			       jent_testhook_stamps[i]);
+	*tlen = n;
+	return text;
+}
+
+static ssize_t jent_testhook_file_write(struct file *file,
+					const char __user *ubuf, size_t count,
+					loff_t *ppos)
+{
+	unsigned int len;
+	size_t tlen = 0;
+	char *text = NULL;
+	u8 *out;
+	int ret = kstrtouint_from_user(ubuf, count, 10, &len);
+
+	if (ret)
+		return ret;
+	if (!len || len > JENT_TESTHOOK_RECORD_MAX_BYTES)
+		return -EINVAL;
+	out = kzalloc(len, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	mutex_lock(&jent_testhook_record_lock);
+	jent_testhook_stamps = kvmalloc_array(JENT_TESTHOOK_RECORD_MAX_STAMPS,
+					      sizeof(u64), GFP_KERNEL);
+	if (jent_testhook_stamps) {
+		ret = jent_testhook_record_run(out, len);
+		text = jent_testhook_record_text(ret, out, len, &tlen);
+		kvfree(jent_testhook_stamps);
+		jent_testhook_stamps = NULL;
+	}
+	if (text) {
+		kvfree_sensitive(jent_testhook_text, jent_testhook_text_len);
+		jent_testhook_text = text;
+		jent_testhook_text_len = tlen;
+	}
+	mutex_unlock(&jent_testhook_record_lock);
+	kfree_sensitive(out);
+	return text ? count : -ENOMEM;
+}
+
+static ssize_t jent_testhook_file_read(struct file *file, char __user *ubuf,
+				       size_t count, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&jent_testhook_record_lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, jent_testhook_text,
+				      jent_testhook_text_len);
+	mutex_unlock(&jent_testhook_record_lock);
+	return ret;
+}
+
+static const struct file_operations jent_testhook_record_fops = {
+	.owner = THIS_MODULE,
+	.read = jent_testhook_file_read,
+	.write = jent_testhook_file_write,
+	.llseek = default_llseek,
+};
+
+static struct dentry *jent_testhook_dir;
+
+static void jent_testhook_debugfs_init(void)
+{
+	jent_testhook_dir = debugfs_create_dir("jitterentropy_rng", NULL);
+	debugfs_create_file("record", 0600, jent_testhook_dir, NULL,
+			    &jent_testhook_record_fops);
+}
+
+static void jent_testhook_debugfs_exit(void)
+{
+	debugfs_remove_recursive(jent_testhook_dir);
+	kvfree_sensitive(jent_testhook_text, jent_testhook_text_len);
+	jent_testhook_text = NULL;
+}
 #else
 static inline void jent_testhook_stop_clock(bool stop) { }
 static inline bool jent_testhook_time(u64 *out) { return false; }
@@ -109,6 +244,10 @@ static inline bool jent_testhook_read(struct rand_data *ec, u8 *rdata,
 {
 	return false;
 }
+
+static inline void jent_testhook_record(u64 stamp) { }
+static inline void jent_testhook_debugfs_init(void) { }
+static inline void jent_testhook_debugfs_exit(void) { }
 #endif
 
 void *jent_zalloc(unsigned int len)
@@ -125,11 +264,12 @@ void jent_get_nstime(u64 *out)
 {
 	u64 tmp;
 
-	if (jent_testhook_time(out))
-		return;
-	tmp = random_get_entropy();
-	if (!tmp)
-		tmp = ktime_get_ns();
+	if (!jent_testhook_time(&tmp)) {
+		tmp = random_get_entropy();
+		if (!tmp)
+			tmp = ktime_get_ns();
+	}
+	jent_testhook_record(tmp);
 	*out = tmp;
 }
 
@@ -244,11 +384,15 @@ static int __init jent_mod_init(void)
 		return -EFAULT;
 	}
 	jent_testhook_arm_at_load();
-	return crypto_register_rng(&jent_alg);
+	ret = crypto_register_rng(&jent_alg);
+	if (!ret)
+		jent_testhook_debugfs_init();
+	return ret;
 }
 
 static void __exit jent_mod_exit(void)
 {
+	jent_testhook_debugfs_exit();
 	crypto_unregister_rng(&jent_alg);
 }
 

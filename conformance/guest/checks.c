@@ -26,6 +26,7 @@ void run_checks(const char *mode)
 	if (!strcmp(mode, "checks")) {
 		check_proc_crypto();
 		check_jitter();
+		check_jitter_record();
 		check_blocking_isolation();
 		check_hostile();
 		return;
@@ -33,6 +34,10 @@ void run_checks(const char *mode)
 	if (!strcmp(mode, "jitter-absent")) {
 		check_jitter_absent();
 		check_drbg_trace();
+		return;
+	}
+	if (!strcmp(mode, "jitter-record")) {
+		check_jitter_record();
 		return;
 	}
 	if (!strcmp(mode, "jitter-hooked-read")) {

@@ -28,5 +28,7 @@ void check_cavs(const char *pack_path);
 void check_jitter(void);
 void check_jitter_absent(void);
 void check_jitter_hooked_read(void);
+void check_jitter_record(void);
+void hypervisor_signature(char sig[13]);
 
 #endif

@@ -62,7 +62,7 @@ static int all_zero(const unsigned char *b, size_t n)
 }
 
 /* "TCGTCGTCGTCG", "KVMKVMKVM" or "": the hypervisor's CPUID signature. */
-static void hypervisor(char sig[13])
+void hypervisor_signature(char sig[13])
 {
 	unsigned int a, b, c, d;
 
@@ -102,7 +102,7 @@ static void check_startup_line(void)
 	char sig[13], esc[1024];
 	const char *timer, *p;
 
-	hypervisor(sig);
+	hypervisor_signature(sig);
 	timer = !strncmp(sig, "TCG", 3) ?
 		"emulated (QEMU TCG): figures describe the emulator, not evidence" :
 		!strncmp(sig, "KVM", 3) ? "virtualised (KVM)" : "unknown";

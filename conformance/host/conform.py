@@ -30,6 +30,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(TOP, "tools"))
 import cavs_pack  # noqa: E402
+import figures_data  # noqa: E402
 import initramfs  # noqa: E402
 import kernel  # noqa: E402
 import nwconf  # noqa: E402
@@ -741,6 +742,9 @@ def main():
     if consoles and os.path.exists(consoles[0]):
         seed_table, seed_check = seed_lengths(consoles)
         checks.append(seed_check)
+    with open(os.path.join(build, "include/config/kernel.release")) as f:
+        release = f.read().strip()
+    checks += figure_checks(boots, args, started, release)
     for c in checks:
         base = c["id"].split(".", 1)[1] \
             if c["id"].startswith(("debug.", "fips.", "nojent.")) else c["id"]
@@ -751,8 +755,6 @@ def main():
                        "status": "fail", "reason": f"malformed check record: {p}",
                        "requirements": []})
 
-    with open(os.path.join(build, "include/config/kernel.release")) as f:
-        release = f.read().strip()
     tangled = {os.path.relpath(p, TOP): sha256(p)
                for p in sorted(glob.glob(os.path.join(TOP, "tangled/**"), recursive=True))
                if os.path.isfile(p)}
@@ -806,6 +808,26 @@ def main():
         f"({len(boots)} boot(s), {rep['duration_s']} s); report: "
         f"{os.path.relpath(args.out, TOP)}/report.{{json,md,xml}}")
     return 1 if s["failed"] else 0
+
+
+def figure_checks(boots, args, started, release):
+    """The book's figures from this run (conformance/host/figures_data.py):
+    the Jitter RNG's time stamps recorded in the main boot, replayed by the
+    host model, and the host's own runs.  Runs after every boot, so that
+    no host measurement shares the CPUs with QEMU."""
+    main = next((b for b in boots if b["name"] == "main"), None)
+    if not main:
+        return []
+    say("figures: replaying the Jitter RNG's recorded read, host runs")
+    recs = guest_records(os.path.join(TOP, main["results_log"]))
+    run = {"started": started, "kernel": release, "accel": args.accel, "boot": "main",
+           "source": "jitterentropy_rng/record in the test kernel, boot main; "
+                     "host runs of the tangled core (tests/jitter)"}
+    checks, written = figures_data.figure_checks_and_files(
+        recs, run, args.out, os.path.join(TOP, "build/figures"))
+    for fid, path in written.items():
+        say(f"figures: {fid}: {os.path.relpath(path, TOP)}")
+    return checks
 
 
 def cpu_model():

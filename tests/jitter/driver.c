@@ -84,6 +84,17 @@ int main(void)
 			shim_timer_const(strtoull(strtok(NULL, " \n"), NULL, 0));
 		} else if (!strcmp(tok, "real")) {
 			shim_timer_real();
+		} else if (!strcmp(tok, "tsc")) {
+			printf("tsc %s\n", shim_timer_tsc());
+		} else if (!strcmp(tok, "record")) {
+			shim_record(atoi(strtok(NULL, " \n")));
+		} else if (!strcmp(tok, "stamps")) {
+			const unsigned long long *st;
+			size_t i, n = shim_recorded(&st);
+
+			printf("stamps %zu\n", n);
+			for (i = 0; i < n; i++)
+				printf("s %llu\n", st[i]);
 		} else if (!strcmp(tok, "trace")) {
 			tracing = atoi(strtok(NULL, " \n"));
 		} else if (!strcmp(tok, "allocfail")) {

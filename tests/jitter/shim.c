@@ -24,14 +24,17 @@ struct seg {
 static struct seg *segs;
 static size_t nsegs, cap, cur;
 static u64 t_now, reads, used_in_seg;
-static int real_clock;
+static int real_clock, tsc_clock;
+static u64 *rec;
+static size_t nrec, caprec;
+static int recording;
 
 void shim_timer_reset(u64 t0)
 {
 	nsegs = cur = 0;
 	t_now = t0;
 	reads = used_in_seg = 0;
-	real_clock = 0;
+	real_clock = tsc_clock = 0;
 }
 
 static void push(struct seg s)
@@ -71,6 +74,47 @@ void shim_timer_real(void)
 	real_clock = 1;
 }
 
+/*
+ * The CPU's own counter, which is what random_get_entropy() reads on x86
+ * (rdtsc); elsewhere the monotonic clock.  Returns which one it is.
+ */
+const char *shim_timer_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	tsc_clock = 1;
+	return "rdtsc";
+#else
+	real_clock = 1;
+	return "clock_monotonic_ns";
+#endif
+}
+
+void shim_record(int on)
+{
+	recording = on;
+	if (on)
+		nrec = 0;
+}
+
+size_t shim_recorded(const u64 **stamps)
+{
+	*stamps = rec;
+	return nrec;
+}
+
+static void record(u64 t)
+{
+	if (!recording)
+		return;
+	if (nrec == caprec) {
+		caprec = caprec ? 2 * caprec : 4096;
+		rec = realloc(rec, caprec * sizeof(*rec));
+		if (!rec)
+			abort();
+	}
+	rec[nrec++] = t;
+}
+
 u64 shim_timer_reads(void)
 {
 	return reads;
@@ -89,11 +133,19 @@ void jent_get_nstime(u64 *out)
 	struct seg *s;
 
 	reads++;
+#if defined(__x86_64__) || defined(__i386__)
+	if (tsc_clock) {
+		*out = __builtin_ia32_rdtsc();
+		record(*out);
+		return;
+	}
+#endif
 	if (real_clock) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		*out = (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+		record(*out);
 		return;
 	}
 	while (cur < nsegs && segs[cur].count && used_in_seg >= segs[cur].count) {
@@ -121,6 +173,7 @@ void jent_get_nstime(u64 *out)
 		break;
 	}
 	*out = t_now;
+	record(*out);
 }
 
 /* ---- memory ---- */

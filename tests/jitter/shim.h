@@ -17,7 +17,12 @@ void shim_timer_rand(unsigned long long seed, unsigned long long base,
 		     unsigned long long spread, unsigned long long count);
 void shim_timer_const(unsigned long long count);
 void shim_timer_real(void);
+const char *shim_timer_tsc(void);
 unsigned long long shim_timer_reads(void);
+
+/* Keep every time stamp handed to the core from now on (on: 1), or stop. */
+void shim_record(int on);
+size_t shim_recorded(const unsigned long long **stamps);
 
 /* The n-th allocation from now fails (0: none does). */
 void shim_alloc_fail_at(unsigned int n);
