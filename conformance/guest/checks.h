@@ -28,4 +28,7 @@ void check_jitter(void);
 void check_jitter_absent(void);
 void check_jitter_hooked_read(void);
 
+/* Boot mode "bench": timings for make bench, no checks (bench.c). */
+void run_bench(void);
+
 #endif
