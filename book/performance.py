@@ -134,7 +134,9 @@ def render(ctx):
                 "with the minimum and maximum in brackets.  The ratio is ours "
                 "over pristine, boot pair by boot pair: below 1 is faster for a "
                 "time, above 1 is faster for a throughput.  Both kernels read "
-                "through AF_ALG, at most 128 bytes per read.", ""]
+                "through AF_ALG, at most 128 bytes per read.  Whether the two "
+                "give the same protection is not a timing: the "
+                "[parity table](#jitter-parity) argues it row by row.", ""]
         rows = []
         for key, label in (("read32_us", f"µs per 32-byte read ({s.get('reads_32B')} "
                                          "per boot)"),

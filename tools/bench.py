@@ -729,7 +729,7 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=int(os.environ.get("BENCH_REPS", 5)),
                     help="boots of each kernel in the guest phase (default 5)")
     ap.add_argument("--cavs-reps", type=int,
-                    default=int(os.environ.get("BENCH_CAVS_REPS", 3)))
+                    default=int(os.environ.get("BENCH_CAVS_REPS", 5)))
     ap.add_argument("--no-workflow", action="store_true",
                     default=os.environ.get("BENCH_NO_WORKFLOW") == "1",
                     help="skip the host workflow phase (keeps the cache)")
