@@ -111,7 +111,8 @@ def render(ctx):
     if res.get("targets"):
         out += ["## Targets {- #perf-targets}", ""]
         out += _table(["target", "measured", "met"],
-                      [[esc(t["target"]), esc(f"{t['measured']} {t['unit']}"),
+                      [[esc(t["target"]), esc(f"{t['measured']} {t['unit']}" +
+                                              (f" ({t['note']})" if t.get("note") else "")),
                         "yes" if t["met"] else "**no**"] for t in res["targets"]])
 
     h, k = res.get("host", {}), res.get("kernels", {})
@@ -201,7 +202,10 @@ def render(ctx):
     if wf:
         out += ["## The workflow on the host {- #perf-workflow}", "",
                 "Wall-clock seconds on the host, one run each (a cold run empties "
-                "the kernel cache).  `kunit.py` is the kernel tree's own "
+                "the kernel cache), with the CPU time (user and system) of the run "
+                "and the host's 1-minute load average before and after it: the "
+                "machines are shared, and another job's compile slows a build's "
+                "wall clock much more than its CPU time.  `kunit.py` is the kernel tree's own "
                 "`tools/testing/kunit/kunit.py run --arch=x86_64`, run from the "
                 "same tree with the same configuration fragment as its "
                 "`.kunitconfig` and a build directory outside the tree.", ""]
@@ -217,7 +221,9 @@ def render(ctx):
                      ("running", "running_s")))
             parts = ", ".join(f"{n} {bench.fmt(v.get(k), 0)} s" for n, k in keys
                               if v.get(k) is not None)
-            rows.append([esc(v["what"]), bench.fmt(v["seconds"], 1), esc(parts) or "–",
-                         str(v["rc"])])
-        out += _table(["run", "seconds", "of which", "exit status"], rows)
+            rows.append([esc(v["what"]), bench.fmt(v["seconds"], 1),
+                         bench.fmt(v.get("cpu_s"), 0), esc(parts) or "–",
+                         esc(bench.load_pair(v.get("load"))), str(v["rc"])])
+        out += _table(["run", "seconds", "CPU seconds", "of which",
+                       "load before, after", "exit status"], rows)
     return "\n".join(out) + "\n", notes

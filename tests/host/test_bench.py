@@ -177,8 +177,14 @@ class WorkflowTest(unittest.TestCase):
         self.assertFalse(t["workflow.cold"]["met"])
         self.assertTrue(t["workflow.warm"]["met"])
         self.assertFalse(t["workflow.chunk"]["met"])
+        self.assertNotIn("cpu_ratio", t["workflow.cold"])
         wf["conform_cold"]["seconds"] = 1200.0
         self.assertTrue(bench.workflow_targets(wf)[0]["met"])
+        # The CPU time ratio is stated beside the wall clock, never instead.
+        wf["conform_cold"]["cpu_s"], wf["kunit_cold"]["cpu_s"] = 1100.0, 1000.0
+        cold = bench.workflow_targets(wf)[0]
+        self.assertEqual((cold["measured"], cold["cpu_ratio"]), (1.2, 1.1))
+        self.assertIn("CPU time (user + system) ratio 1.10", cold["note"])
 
     def test_one_chunk_edit_changes_one_comment_line(self):
         d = tempfile.mkdtemp(prefix="bench-")
@@ -207,8 +213,10 @@ class MarkdownAndAppendixTest(unittest.TestCase):
         cavs = bench.aggregate_cavs([{"fraction": 1.0, "rep": 0, "done": {
             "records": 8070, "us": 2100000, "failed": 0}}])
         wf = {"conform_cold": {"what": "cold", "seconds": 1300.0, "rc": 0, "import_s": 74.0,
-                               "build_s": 883.0, "boots_s": 290.5, "other_s": 52.5},
-              "kunit_cold": {"what": "kunit cold", "seconds": 1000.0, "rc": 0}}
+                               "build_s": 883.0, "boots_s": 290.5, "other_s": 52.5,
+                               "cpu_s": 1500.0, "load": [[5.27, 4.5, 4.4], [6.18, 6.4, 5.9]]},
+              "kunit_cold": {"what": "kunit cold", "seconds": 1000.0, "rc": 0,
+                             "cpu_s": 1400.0}}
         res = {"started": "2026-12-03T07:56:34+00:00", "duration_s": 700.0, "accel": "tcg",
                "host": {"nproc": 2, "cpu_model": "AMD EPYC"}, "guest": g,
                "cavs": {"subsets": cavs, "repetitions": 1, "how": "all records"},
@@ -223,6 +231,9 @@ class MarkdownAndAppendixTest(unittest.TestCase):
                       "| 0.373 (0.373–0.373) |", md)
         self.assertIn("import 74 s + build 883 s of 1,300 s", md)
         self.assertIn("| **no** |", md)
+        self.assertIn("| cold | 1,300 | 1,500 | import 74 s, build 883 s, boots 290 s, "
+                      "other 52 s | 5.3, 6.2 | 0 |", md)
+        self.assertIn("1.3 ratio (wall clock) (CPU time (user + system) ratio 1.07;", md)
 
     def test_appendix_placeholder_and_from_data(self):
         sys.path.insert(0, os.path.join(TOP, "tools"))
