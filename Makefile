@@ -123,8 +123,12 @@ book: deps deps-book
 book-check: deps deps-book
 	@$(PY) tools/book_check.py
 
-bench:
-	@echo "bench: not yet implemented" >&2; exit 1
+# Side-by-side timings (tools/bench.py; not part of make check): writes
+# build/bench/bench.{json,md}, which the book's performance appendix reads.
+# BENCH_ARGS passes options, e.g. BENCH_ARGS="--reps 3 --no-workflow".
+BENCH_ARGS ?=
+bench: deps
+	@$(PY) tools/bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build

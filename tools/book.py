@@ -14,9 +14,9 @@ The pipeline:
        its name, "used in / continued in / defines / uses" links, the lines
        of tangled/ it became and the requirements it meets; requirement
        blocks with their chunks, checks and last result; then the generated
-       parts: worked example and figures (hooks in book/), traceability
-       matrix, the patches line by line, the chunk and identifier indexes,
-       the colophon
+       parts: worked example, figures and the performance appendix (hooks
+       in book/), traceability matrix, the patches line by line, the chunk
+       and identifier indexes, the colophon
     -> pandoc --toc -N --section-divs -> book.html (+ a post-pass that links
        chunk uses and identifiers inside the highlighted code)
     -> pandoc -> LaTeX (+ the same post-pass for chunk uses) -> pdflatex
@@ -370,7 +370,9 @@ class Renderer:
         ctx = {"top": self.top, "outdir": self.outdir, "report": self.report,
                "report_path": self.report_path, "esc": esc, "code": code}
         out = []
-        for modname in ("worked_example", "figures"):
+        # performance (make bench's appendix) draws after figures, which
+        # clears the figures directory first.
+        for modname in ("worked_example", "figures", "performance"):
             try:
                 mod = __import__(modname)
                 md, notes = mod.render(ctx)

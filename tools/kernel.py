@@ -27,6 +27,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -133,19 +134,34 @@ def ensure_pristine(pinned=False, conf=None):
     if os.path.exists(tmp):
         shutil.rmtree(tmp)
     os.makedirs(tmp)
-    p = subprocess.Popen(["tar", "-xvJf", TARBALL, "-C", tmp,
-                          "--strip-components=1"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Debian's tarball is written in many xz blocks: "xz -T0" decompresses
+    # them on every CPU, which is several times faster than tar's own -J.
+    xz_err = tempfile.TemporaryFile(mode="w+")
+    tar_err = tempfile.TemporaryFile(mode="w+")
+    xz = subprocess.Popen(["xz", "-T0", "-dc", TARBALL], stdout=subprocess.PIPE,
+                          stderr=xz_err)
+    p = subprocess.Popen(["tar", "-xv", "-C", tmp, "--strip-components=1"],
+                         stdin=xz.stdout, stdout=subprocess.PIPE, stderr=tar_err,
+                         text=True)
+    xz.stdout.close()
     n = 0
     for _ in p.stdout:
         n += 1
         if n % 20000 == 0:
             say(f"  unpacked {n} entries ({time.time() - t0:.0f} s)")
-    err = p.stderr.read()
-    if p.wait() != 0:
+    rc_tar, rc_xz = p.wait(), xz.wait()
+    if rc_tar != 0 or rc_xz != 0:
+        # The first failure explains the rest: a bad archive makes xz fail
+        # and tar then reports a short read.
+        errf = xz_err if rc_xz != 0 else tar_err
+        errf.seek(0)
+        err = errf.read()
         shutil.rmtree(tmp, ignore_errors=True)
         die(f"unpacking {TARBALL} failed (nothing kept): "
+            f"{'xz' if rc_xz != 0 else 'tar'}: "
             f"{(err.strip().splitlines() or ['?'])[-1][:300]}")
+    xz_err.close()
+    tar_err.close()
     say(f"  unpacked {n} entries in {time.time() - t0:.0f} s; importing into git "
         "(about a minute)")
     env = ident_env(conf)

@@ -31,4 +31,7 @@ void check_jitter_hooked_read(void);
 void check_jitter_record(void);
 void hypervisor_signature(char sig[13]);
 
+/* Boot mode "bench": timings for make bench, no checks (bench.c). */
+void run_bench(void);
+
 #endif

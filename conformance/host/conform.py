@@ -92,7 +92,7 @@ BOOTS = [
      "title": "Jitter RNG permanent failure with fips=1: panic"},
     # A self-test of the harness: a guest that never ends must be killed at
     # its timeout and reported as hung, with the tail of its console.
-    {"name": "harness-hang", "mode": "hang", "append": "kunit.enable=0", "timeout": 20,
+    {"name": "harness-hang", "mode": "hang", "append": "kunit.enable=0", "timeout": 12,
      "expect": "hung", "title": "harness self-test: a guest that hangs is killed"},
     # FIPS mode (fips=1): the DRBG suites again, where the Jitter RNG's
     # absence or failure at instantiation must be fatal.  Ids: "fips.".
@@ -128,6 +128,8 @@ BOOTS = [
      "title": "debug kernel: CAVS known answers, kmemleak scan"},
 ]
 
+# What /init prints in boot mode "hang" before it sleeps (checks.c).
+HANG_MARK = "init: mode hang: sleeping forever"
 SPLAT = re.compile(
     r"(BUG: |WARNING: |KASAN: |UBSAN: |general protection fault|Oops: |"
     r"kernel BUG at|possible circular locking|possible recursive locking|"
@@ -609,6 +611,16 @@ def run_boot(spec, args, bzimage, init, src, outdir):
     if spec["expect"] == "hung":
         checks[0]["title"] = "a hung guest is killed at its timeout and reported"
         checks[0]["details"] = {"detail": b.detail}
+        # The hang must be the one /init was asked for, not a boot that
+        # never got that far: the guest said so before it was killed.
+        reached = os.path.exists(b.console) and HANG_MARK in open(
+            b.console, errors="replace").read()
+        checks.append({"id": f"boot.{name}.reached-init", "origin": "harness",
+                       "boot": name, "title": "the hung guest reached /init's hang "
+                       "mode before the timeout",
+                       "status": "pass" if reached else "fail",
+                       **({} if reached else {"reason": f"console has no {HANG_MARK!r}: "
+                                              "the boot did not reach /init in time"})})
         return info, checks
     if spec.get("panic_re"):
         hit = b.outcome == "panic" and re.search(spec["panic_re"], b.detail or "")

@@ -1,0 +1,275 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make bench's arithmetic, on result lines recorded from real bench boots.
+
+tools/bench.py turns the guest's bench lines (conformance/guest/bench.c)
+and the logs of `make conform` and `kunit.py run` into bench.json and
+bench.md; book/performance.py draws the appendix from bench.json.  These
+tests check the aggregation, the log parsing, the target verdicts and the
+appendix on recorded data.  They never time anything: no timing is judged
+in a test (issue 9).
+"""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+sys.path.insert(0, os.path.join(TOP, "book"))
+import bench  # noqa: E402
+
+# Recorded from a TCG bench boot of each kernel (bench.reads=4
+# bench.max=512 bench.drbg=1), cut to three DRBG instances.
+OURS = """\
+{"type":"begin"}
+{"type":"bench_initcall","fn":"jent_mod_init","ret":0,"us":18976}
+{"type":"bench_initcall","fn":"drbg_init","ret":0,"us":0}
+{"type":"bench_crng","ready_before":false,"wait_us":1254311}
+{"type":"bench_jent_read","bytes":32,"us":[25146,16266,14511,16734]}
+{"type":"bench_jent_size","bytes":32,"reads":1,"us":15364}
+{"type":"bench_jent_size","bytes":128,"reads":1,"us":74724}
+{"type":"bench_jent_size","bytes":512,"reads":4,"us":350790}
+{"type":"bench_drbg","driver":"drbg_pr_ctr_aes128","err":0,"us":[29455]}
+{"type":"bench_drbg","driver":"drbg_pr_sha1","err":0,"us":[17658]}
+{"type":"bench_drbg","driver":"drbg_nopr_hmac_sha256","err":0,"us":[77040]}
+{"type":"end","guest_us":5000000}
+"""
+PRISTINE = """\
+{"type":"begin"}
+{"type":"bench_initcall","fn":"jent_mod_init","ret":0,"us":174248}
+{"type":"bench_initcall","fn":"drbg_init","ret":0,"us":0}
+{"type":"bench_crng","ready_before":false,"wait_us":1647271}
+{"type":"bench_jent_read","bytes":32,"us":[13900,18657,20257,15217]}
+{"type":"bench_jent_size","bytes":32,"reads":1,"us":15401}
+{"type":"bench_jent_size","bytes":128,"reads":1,"us":72817}
+{"type":"bench_jent_size","bytes":512,"reads":4,"us":374099}
+{"type":"bench_drbg","driver":"drbg_pr_ctr_aes128","err":0,"us":[38703]}
+{"type":"bench_drbg","driver":"drbg_pr_sha1","err":0,"us":[47368]}
+{"type":"bench_drbg","driver":"drbg_nopr_hmac_sha256","err":0,"us":[35914]}
+{"type":"end","guest_us":6000000}
+"""
+
+
+def recs(text):
+    return [json.loads(ln) for ln in text.splitlines() if ln.strip()]
+
+
+class StatsTest(unittest.TestCase):
+    def test_stats(self):
+        self.assertEqual(bench.stats([3, 1, 2]), {"n": 3, "min": 1, "median": 2, "max": 3})
+        self.assertEqual(bench.stats([4, 1, 2, 3])["median"], 2.5)
+        self.assertEqual(bench.stats([None, 5])["n"], 1)
+        self.assertIsNone(bench.stats([]))
+
+    def test_paired_ratios_skip_missing_pairs(self):
+        self.assertEqual(bench.paired_ratios([2, None, 3, 4], [1, 2, 0, 8]), [2.0, 0.5])
+
+
+class GuestTest(unittest.TestCase):
+    def test_one_boot(self):
+        m = bench.guest_metrics(recs(OURS))
+        self.assertEqual(m["initcall_us"], {"jent_mod_init": 18976, "drbg_init": 0})
+        self.assertEqual(m["jent_read32_us"], [25146, 16266, 14511, 16734])
+        self.assertEqual(m["jent_sizes"], {32: 15364, 128: 74724, 512: 350790})
+        self.assertEqual(m["drbg_us"]["drbg_pr_sha1"], [17658])
+        self.assertEqual(m["errors"], [])
+        # Throughput: the largest request, bytes over seconds.
+        self.assertAlmostEqual(bench.throughput(m["jent_sizes"]), 512 / 0.350790)
+
+    def test_missing_initcall_and_errors(self):
+        m = bench.guest_metrics([
+            {"type": "bench_initcall", "fn": "jent_mod_init", "missing": True},
+            {"type": "bench_error", "what": "bind jitterentropy_rng", "errno": 2},
+            {"type": "bench_drbg", "driver": "drbg_pr_sha1", "err": 97, "us": []}])
+        self.assertEqual(m["initcall_us"], {})
+        self.assertEqual(m["errors"], ["bind jitterentropy_rng: errno 2"])
+        self.assertEqual(m["drbg_err"], {"drbg_pr_sha1": 97})
+        self.assertIsNone(bench.throughput({}))
+
+    def test_recorded_pair(self):
+        g = bench.aggregate_guest([{"kernel": "ours", "rep": 0, "recs": recs(OURS)},
+                                   {"kernel": "pristine", "rep": 0, "recs": recs(PRISTINE)}])
+        self.assertEqual(g["pairs"], 1)
+        j = g["jitter"]
+        # Per boot, the median of the four 32-byte reads.
+        self.assertEqual(j["read32_us"]["ours"]["median"], (16266 + 16734) / 2)
+        self.assertEqual(j["read32_us"]["pristine"]["median"], (15217 + 18657) / 2)
+        self.assertAlmostEqual(j["read32_us"]["ratio"]["median"],
+                               ((16266 + 16734) / 2) / ((15217 + 18657) / 2))
+        self.assertAlmostEqual(j["throughput_Bps"]["ratio"]["median"], 374099 / 350790)
+        self.assertTrue(j["throughput_Bps"]["higher_is_better"])
+        self.assertAlmostEqual(j["startup_us"]["ratio"]["median"], 18976 / 174248)
+        self.assertEqual(sorted(j["sizes_us"]), ["128", "32", "512"])
+        self.assertAlmostEqual(g["drbg"]["drbg_pr_sha1"]["ratio"]["median"], 17658 / 47368)
+        self.assertEqual(list(g["drbg"]), ["drbg_pr_ctr_aes128", "drbg_pr_sha1",
+                                           "drbg_nopr_hmac_sha256"])
+
+    def test_pairs_are_matched_by_repetition(self):
+        def boot(kernel, rep, us):
+            return {"kernel": kernel, "rep": rep, "recs": [
+                {"type": "bench_drbg", "driver": "d", "err": 0, "us": [us, us + 2, us + 1]}]}
+        # Repetition 2 of pristine failed (no record): it and its pair drop out.
+        g = bench.aggregate_guest([boot("ours", 0, 10), boot("pristine", 0, 20),
+                                   boot("pristine", 1, 10), boot("ours", 1, 30),
+                                   boot("ours", 2, 99)])
+        self.assertEqual(g["pairs"], 2)
+        d = g["drbg"]["d"]
+        self.assertEqual(d["ours"], {"n": 2, "min": 11, "median": 21, "max": 31})
+        self.assertEqual(d["ratio"]["min"], 11 / 21)
+        self.assertEqual(d["ratio"]["max"], 31 / 11)
+
+    def test_targets(self):
+        g = bench.aggregate_guest([{"kernel": "ours", "rep": 0, "recs": recs(OURS)},
+                                   {"kernel": "pristine", "rep": 0, "recs": recs(PRISTINE)}])
+        t = {x["id"]: x for x in bench.guest_targets(g)}
+        self.assertTrue(t["jitter.throughput"]["met"])
+        # drbg_nopr_hmac_sha256 was slower in the recorded pair.
+        self.assertFalse(t["drbg.instantiate"]["met"])
+        self.assertEqual(t["drbg.instantiate"]["slower"], ["drbg_nopr_hmac_sha256"])
+
+    def test_cavs(self):
+        runs = [{"fraction": 1.0, "rep": 0, "done": {"records": 8070, "us": 2100000,
+                                                      "failed": 0}},
+                {"fraction": 1.0, "rep": 1, "done": None},
+                {"fraction": 0.25, "rep": 0, "done": {"records": 2018, "us": 570000,
+                                                       "failed": 1}}]
+        c = bench.aggregate_cavs(runs)
+        self.assertEqual([x["fraction"] for x in c], [0.25, 1.0])
+        self.assertEqual(c[1]["runs"], 2)
+        self.assertEqual(c[1]["completed"], 1)
+        self.assertAlmostEqual(c[1]["records_per_s"]["median"], 8070 / 2.1)
+        self.assertEqual(c[0]["failed_records"], 1)
+
+
+class WorkflowTest(unittest.TestCase):
+    def test_conform_log(self):
+        lines = [(0.3, "deps (build): all present"),
+                 (80.0, "kernel: pristine tree ready in 74 s (commit cbb91e27e1b2)"),
+                 (900.0, "kernel: test kernel built: 1649 build steps in 883 s"),
+                 (1200.0, "conform: 150 passed, 1 failed, 2 skipped (10 boot(s), "
+                          "290.5 s); report: build/conformance/report.{json,md,xml}")]
+        p = bench.parse_conform_log(lines)
+        self.assertEqual(p["import_s"], 74.0)
+        self.assertEqual((p["build_steps"], p["build_s"]), (1649, 883.0))
+        self.assertEqual(p["boots_s"], 290.5)
+        self.assertEqual(p["summary"], {"passed": 150, "failed": 1, "skipped": 2,
+                                        "boots": 10})
+        self.assertIsNone(bench.parse_conform_log([(1.0, "kernel: applied")])["import_s"])
+
+    def test_kunit_log(self):
+        lines = [(700.0, "[08:40:01] Elapsed time: 712.345s total, 2.100s configuring, "
+                         "650.000s building, 60.245s running"),
+                 (700.1, "[08:40:01] Testing complete. Ran 40 tests: passed: 38, "
+                         "skipped: 2")]
+        p = bench.parse_kunit_log(lines)
+        self.assertEqual(p["total_s"], 712.345)
+        self.assertEqual(p["building_s"], 650.0)
+        self.assertEqual(p["summary"], "Ran 40 tests: passed: 38, skipped: 2")
+
+    def test_targets_met_or_not(self):
+        wf = {"conform_cold": {"seconds": 1300.0}, "kunit_cold": {"seconds": 1000.0},
+              "conform_warm": {"seconds": 29.9}, "conform_chunk": {"seconds": 125.0}}
+        t = {x["id"]: x for x in bench.workflow_targets(wf)}
+        self.assertEqual(t["workflow.cold"]["measured"], 1.3)
+        self.assertFalse(t["workflow.cold"]["met"])
+        self.assertTrue(t["workflow.warm"]["met"])
+        self.assertFalse(t["workflow.chunk"]["met"])
+        self.assertNotIn("cpu_ratio", t["workflow.cold"])
+        wf["conform_cold"]["seconds"] = 1200.0
+        self.assertTrue(bench.workflow_targets(wf)[0]["met"])
+        # The CPU time ratio is stated beside the wall clock, never instead.
+        wf["conform_cold"]["cpu_s"], wf["kunit_cold"]["cpu_s"] = 1100.0, 1000.0
+        cold = bench.workflow_targets(wf)[0]
+        self.assertEqual((cold["measured"], cold["cpu_ratio"]), (1.2, 1.1))
+        self.assertIn("CPU time (user + system) ratio 1.10", cold["note"])
+        self.assertNotIn("ratio_without_import", cold)
+        # The cache import is stated beside the ratio, and the ratio without it.
+        wf["conform_cold"]["import_s"] = 100.0
+        cold = bench.workflow_targets(wf)[0]
+        self.assertEqual((cold["measured"], cold["ratio_without_import"]), (1.2, 1.1))
+        self.assertFalse(bench.workflow_targets(dict(
+            wf, conform_cold=dict(wf["conform_cold"], seconds=1250.0)))[0]["met"])
+        self.assertTrue(cold["note"].startswith("1.10 without the one-time kernel "
+                                                "cache import (100 s); CPU time"))
+
+    def test_one_chunk_edit_changes_one_comment_line(self):
+        d = tempfile.mkdtemp(prefix="bench-")
+        try:
+            p = os.path.join(d, "c.nw")
+            text = ("Prose with a line\n * that looks like a comment.\n\n"
+                    "<<function [[f]]>>=\n/*\n * A comment.\n */\nint f(void);\n@\n")
+            with open(p, "w") as f:
+                f.write(text)
+            original, line = bench.one_chunk_edit(p)
+            self.assertEqual(original, text)
+            self.assertEqual(line, 6)
+            with open(p) as f:
+                new = f.read().split("\n")
+            old = text.split("\n")
+            self.assertEqual([i for i in range(len(old)) if old[i] != new[i]], [5])
+        finally:
+            shutil.rmtree(d)
+
+
+class MarkdownAndAppendixTest(unittest.TestCase):
+    def result(self):
+        g = bench.aggregate_guest([{"kernel": "ours", "rep": 0, "recs": recs(OURS)},
+                                   {"kernel": "pristine", "rep": 0, "recs": recs(PRISTINE)}])
+        g["settings"] = {"reads_32B": 4, "max_bytes": 512, "drbg_reps_per_boot": 1}
+        cavs = bench.aggregate_cavs([{"fraction": 1.0, "rep": 0, "done": {
+            "records": 8070, "us": 2100000, "failed": 0}}])
+        wf = {"conform_cold": {"what": "cold", "seconds": 1300.0, "rc": 0, "import_s": 74.0,
+                               "build_s": 883.0, "boots_s": 290.5, "other_s": 52.5,
+                               "cpu_s": 1500.0, "load": [[5.27, 4.5, 4.4], [6.18, 6.4, 5.9]]},
+              "kunit_cold": {"what": "kunit cold", "seconds": 1000.0, "rc": 0,
+                             "cpu_s": 1400.0}}
+        res = {"started": "2026-12-03T07:56:34+00:00", "duration_s": 700.0, "accel": "tcg",
+               "host": {"nproc": 2, "cpu_model": "AMD EPYC"}, "guest": g,
+               "cavs": {"subsets": cavs, "repetitions": 1, "how": "all records"},
+               "workflow": wf}
+        res["targets"] = bench.workflow_targets(wf) + bench.guest_targets(g)
+        return res
+
+    def test_bench_md(self):
+        md = bench.markdown(self.result())
+        self.assertIn("emulated", md)
+        self.assertIn("| drbg_pr_sha1 | 17,658 (17,658–17,658) | 47,368 (47,368–47,368) "
+                      "| 0.373 (0.373–0.373) |", md)
+        self.assertIn("import 74 s + build 883 s of 1,300 s", md)
+        self.assertIn("| **no** |", md)
+        self.assertIn("| cold | 1,300 | 1,500 | import 74 s, build 883 s, boots 290 s, "
+                      "other 52 s | 5.3, 6.2 | 0 |", md)
+        self.assertIn("1.3 ratio (wall clock) (1.23 without the one-time kernel cache "
+                      "import (74 s); CPU time (user + system) ratio 1.07;", md)
+
+    def test_appendix_placeholder_and_from_data(self):
+        sys.path.insert(0, os.path.join(TOP, "tools"))
+        import book as bookmod
+        import performance
+        top = tempfile.mkdtemp(prefix="bench-book-")
+        ctx = {"top": top, "outdir": os.path.join(top, "out"), "report": None,
+               "esc": bookmod.esc, "code": bookmod.code}
+        try:
+            md, notes = performance.render(ctx)
+            self.assertIn("No bench run yet", md)
+            self.assertIn("{- #performance}", md)
+            self.assertEqual(notes, [])
+            os.makedirs(os.path.join(top, "build/bench"))
+            with open(os.path.join(top, "build/bench/bench.json"), "w") as f:
+                json.dump(self.result(), f)
+            md, notes = performance.render(ctx)
+            self.assertEqual(notes, [])
+            self.assertNotIn("No bench run yet", md)
+            self.assertIn("Emulated timer, not evidence.", md)
+            self.assertIn("`drbg_pr_sha1`", md)
+            for png in ("perf-jitter-bytes.png", "perf-cavs-records.png"):
+                self.assertTrue(os.path.getsize(os.path.join(top, "out/figures", png)))
+        finally:
+            shutil.rmtree(top)
+
+
+if __name__ == "__main__":
+    unittest.main()
