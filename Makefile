@@ -54,7 +54,7 @@ tangle: deps
 drift: deps
 	@rm -rf build/drift && mkdir -p build/drift/out
 	@$(PY) tools/nw.py tangle build/drift/out build/drift/edits
-	@$(PY) tools/series.py build/drift/edits build/drift/out/patches >/dev/null
+	@$(PY) tools/series.py build/drift/edits build/drift/out/patches
 	@if diff -r tangled build/drift/out >build/drift/diff.txt; then \
 		echo "drift: tangled/ is what the book makes (byte for byte)"; \
 	else \
