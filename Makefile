@@ -43,11 +43,15 @@ deps-book:
 lint: deps
 	@$(PY) tools/nw.py lint
 
-# One notangle per output, then the series from the edit scripts.
+# One notangle per output, then the series from the edit scripts.  Skipped
+# when tangled/ is what the same sources and tools made last time
+# (tools/tangle_stamp.py); `make drift` always tangles afresh.
 tangle: deps
-	@echo "tangle: $(words $(NW)) sources -> tangled/"
-	@$(PY) tools/nw.py tangle tangled build/tangle/edits
-	@$(PY) tools/series.py build/tangle/edits tangled/patches
+	@$(PY) tools/tangle_stamp.py fresh || { \
+		echo "tangle: $(words $(NW)) sources -> tangled/" && \
+		$(PY) tools/nw.py tangle tangled build/tangle/edits && \
+		$(PY) tools/series.py build/tangle/edits tangled/patches && \
+		$(PY) tools/tangle_stamp.py write; }
 
 # tangled/ must be exactly what the book makes: tangle into a scratch
 # directory and compare byte for byte.
