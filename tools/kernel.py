@@ -264,9 +264,28 @@ def apply_series(patchdir):
                      if re.match(r"^\d{4}-.*\.patch$", p) and not p.startswith("0000-"))
     if not patches:
         die(f"no patches in {patchdir}: run 'make tangle'")
-    changed, kept = am_keeping_mtimes(
-        src, [os.path.join(os.path.abspath(patchdir), p) for p in patches],
-        ident_env(conf), f"{PACKAGE} {version}", conf.base_version)
+    paths = [os.path.join(os.path.abspath(patchdir), p) for p in patches]
+    applied = os.path.join(src, ".git", "literate-series.json")
+    want = {"patches_sha256": [sha256_file(p) for p in paths],
+            "pristine": git(src, "rev-parse", "pristine").stdout.strip()}
+    try:
+        with open(applied) as f:
+            last = json.load(f)
+    except (OSError, ValueError):
+        last = {}
+    head = git(src, "rev-parse", "HEAD").stdout.strip()
+    if {k: last.get(k) for k in want} == want and last.get("head") == head and \
+            not git(src, "status", "--porcelain", "--untracked-files=no").stdout.strip():
+        say(f"the same {len(patches)} patches are applied already (HEAD {head[:12]}, "
+            "tree clean): nothing to apply")
+        return src
+    if os.path.exists(applied):
+        os.unlink(applied)
+    changed, kept = am_keeping_mtimes(src, paths, ident_env(conf),
+                                      f"{PACKAGE} {version}", conf.base_version)
+    with open(applied + ".tmp", "w") as f:
+        json.dump(dict(want, head=git(src, "rev-parse", "HEAD").stdout.strip()), f)
+    os.replace(applied + ".tmp", applied)
     say(f"applied {len(patches)} patches with git am onto {PACKAGE} {version}; "
         f"{len(changed)} file(s) changed since the last build, {kept} kept "
         "their mtime")
@@ -366,6 +385,36 @@ def configure(src, build, variant, strict=True):
     return missing if not strict else cur
 
 
+def build_inputs(src, variant):
+    """What a build of variant depends on: the committed tree, the config
+    fragments and the compiler.  The same inputs make the same kernel."""
+    h = hashlib.sha256()
+    for frag in VARIANTS.get(variant, []):
+        with open(os.path.join(TOP, frag), "rb") as f:
+            h.update(frag.encode() + b"\0" + f.read() + b"\0")
+    cc = subprocess.run(["gcc", "--version"], capture_output=True, text=True)
+    return {"tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
+            "fragments_sha256": h.hexdigest(),
+            "gcc": (cc.stdout.splitlines() or ["?"])[0]}
+
+
+def up_to_date(src, b, stamp, inputs):
+    """True when the last build of b finished with these inputs, its image
+    is the one it made, and nobody has edited the source tree since (a
+    change not committed would not show in the tree id).  Otherwise make
+    runs, as it always did."""
+    try:
+        with open(stamp) as f:
+            last = json.load(f)
+        mtime = os.stat(os.path.join(b, "arch/x86/boot/bzImage")).st_mtime_ns
+    except (OSError, ValueError):
+        return False
+    if last.get("inputs") != inputs or last.get("image_mtime_ns") != mtime:
+        return False
+    dirty = git(src, "status", "--porcelain", "--untracked-files=no").stdout.strip()
+    return not dirty
+
+
 def build(variant):
     conf = nwconf.load(os.path.join(TOP, "tangle.conf"))
     version, src = ensure_pristine(conf=conf)
@@ -377,6 +426,20 @@ def build(variant):
     if variant not in VARIANTS:
         die(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
     stamp = os.path.join(b, "build.ok")
+    inputs = build_inputs(src, variant)
+    if up_to_date(src, b, stamp, inputs):
+        say(f"{variant} kernel up to date: the same tree "
+            f"({inputs['tree'][:12]}), fragments and compiler as its last build; "
+            "nothing to make")
+        head = git(src, "rev-parse", "HEAD").stdout.strip()
+        with open(stamp) as f:
+            last = json.load(f)
+        if last.get("head") != head:     # same tree, other commits: say which
+            last["head"] = head
+            with open(stamp + ".tmp", "w") as f:
+                json.dump(last, f)
+            os.replace(stamp + ".tmp", stamp)
+        return b
     if os.path.exists(stamp):
         os.unlink(stamp)
     configure(src, b, variant)
@@ -387,9 +450,11 @@ def build(variant):
     if read_config(os.path.join(b, ".config")).get("CONFIG_MODULES") == "y":
         targets.append("modules")
     steps, secs = kmake(src, b, *targets, log=log, progress=f"build {variant}")
+    image = os.path.join(b, "arch/x86/boot/bzImage")
     with open(stamp, "w") as f:
         json.dump({"variant": variant, "steps": steps, "seconds": round(secs, 1),
-                   "head": git(src, "rev-parse", "HEAD").stdout.strip()}, f)
+                   "head": git(src, "rev-parse", "HEAD").stdout.strip(),
+                   "inputs": inputs, "image_mtime_ns": os.stat(image).st_mtime_ns}, f)
     say(f"{variant} kernel built: {steps} build steps in {secs:.0f} s")
     return b
 
