@@ -67,26 +67,6 @@ static long cmdline_long(const char *key, long def, long lo, long hi)
 	return n;
 }
 
-/* A tfm socket bound to the "rng" algorithm name, or -errno. */
-static int rng_bind(const char *name)
-{
-	struct sockaddr_alg sa = { .salg_family = AF_ALG };
-	int tfm;
-
-	strcpy((char *)sa.salg_type, "rng");
-	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", name);
-	tfm = socket(AF_ALG, SOCK_SEQPACKET, 0);
-	if (tfm < 0)
-		return -errno;
-	if (bind(tfm, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = -errno;
-
-		close(tfm);
-		return e;
-	}
-	return tfm;
-}
-
 static void bench_error(const char *what, int err)
 {
 	report_line("{\"type\":\"bench_error\",\"what\":\"%s\",\"errno\":%d}",

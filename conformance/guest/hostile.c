@@ -191,24 +191,6 @@ static void hostile_isolation(void)
 	report_tally("guest.hostile.blocking-isolation", &t);
 }
 
-static int alg_open(const char *name)
-{
-	struct sockaddr_alg sa = { .salg_family = AF_ALG };
-	int s = socket(AF_ALG, SOCK_SEQPACKET, 0);
-
-	if (s < 0)
-		return -errno;
-	strncpy((char *)sa.salg_type, "rng", sizeof(sa.salg_type));
-	strncpy((char *)sa.salg_name, name, sizeof(sa.salg_name) - 1);
-	if (bind(s, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = -errno;
-
-		close(s);
-		return e;
-	}
-	return s;
-}
-
 /* NULL, hidden from the compiler's argument checks. */
 static void *volatile nowhere;
 
@@ -219,8 +201,8 @@ static void hostile_af_alg(void)
 	int s, op, i, socks[256], nsocks = 0;
 	long r;
 
-	expect(&t, "bind unknown rng", alg_open("drbg_nopr_nosuch"), -ENOENT);
-	s = alg_open("drbg_nopr_sha512");
+	expect(&t, "bind unknown rng", rng_bind("drbg_nopr_nosuch"), -ENOENT);
+	s = rng_bind("drbg_nopr_sha512");
 	expect(&t, "bind DRBG", s >= 0, 1);
 	if (s >= 0) {
 		op = accept(s, NULL, 0);
@@ -230,7 +212,7 @@ static void hostile_af_alg(void)
 			close(op);
 		close(s);
 	}
-	s = alg_open("drbg_nopr_hmac_sha256");
+	s = rng_bind("drbg_nopr_hmac_sha256");
 	expect(&t, "bind DRBG", s >= 0, 1);
 	if (s >= 0) {
 		expect(&t, "seed with a 1 KiB key",
@@ -252,7 +234,7 @@ static void hostile_af_alg(void)
 		}
 		close(s);
 	}
-	s = alg_open("jitterentropy_rng");
+	s = rng_bind("jitterentropy_rng");
 	expect(&t, "bind Jitter RNG", s >= 0, 1);
 	if (s >= 0) {
 		op = accept(s, NULL, 0);
@@ -263,7 +245,7 @@ static void hostile_af_alg(void)
 		close(s);
 	}
 	for (i = 0; i < 256; i++) {
-		socks[nsocks] = alg_open(i & 1 ? "jitterentropy_rng" : "drbg_pr_ctr_aes128");
+		socks[nsocks] = rng_bind(i & 1 ? "jitterentropy_rng" : "drbg_pr_ctr_aes128");
 		if (socks[nsocks] >= 0)
 			nsocks++;
 	}

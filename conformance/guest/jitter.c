@@ -25,20 +25,10 @@
 /* An operation socket on a new instance of jitterentropy_rng, or -errno. */
 static int jent_open(void)
 {
-	struct sockaddr_alg sa = { .salg_family = AF_ALG };
-	int tfm, op;
+	int tfm = rng_bind("jitterentropy_rng"), op;
 
-	strcpy((char *)sa.salg_type, "rng");
-	strcpy((char *)sa.salg_name, "jitterentropy_rng");
-	tfm = socket(AF_ALG, SOCK_SEQPACKET, 0);
 	if (tfm < 0)
-		return -errno;
-	if (bind(tfm, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = -errno;
-
-		close(tfm);
-		return e;
-	}
+		return tfm;
 	op = accept(tfm, NULL, 0);
 	if (op < 0)
 		op = -errno;

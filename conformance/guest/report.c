@@ -2,10 +2,13 @@
 /* The results channel of the guest; see report.h. */
 #include "report.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/if_alg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -145,4 +148,22 @@ void hex_encode(char *out, const uint8_t *b, size_t n)
 		out[2 * i + 1] = d[b[i] & 15];
 	}
 	out[2 * n] = '\0';
+}
+
+int rng_bind(const char *name)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG };
+	int s = socket(AF_ALG, SOCK_SEQPACKET, 0);
+
+	if (s < 0)
+		return -errno;
+	strcpy((char *)sa.salg_type, "rng");
+	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", name);
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = -errno;
+
+		close(s);
+		return e;
+	}
+	return s;
 }

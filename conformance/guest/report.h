@@ -41,4 +41,10 @@ uint32_t get_le32(const uint8_t *p);
 /* Lowercase hex of n bytes into out, which holds 2 n + 1 characters. */
 void hex_encode(char *out, const uint8_t *b, size_t n);
 
+/*
+ * An AF_ALG socket bound to the "rng" algorithm called name (a longer
+ * name is cut to what sockaddr_alg holds), or -errno.
+ */
+int rng_bind(const char *name);
+
 #endif
