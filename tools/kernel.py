@@ -163,7 +163,7 @@ def ensure_pristine(pinned=False, conf=None):
     xz_err.close()
     tar_err.close()
     say(f"  unpacked {n} entries in {time.time() - t0:.0f} s; importing into git "
-        "(about a minute)")
+        "(about half a minute)")
     env = ident_env(conf)
     git(tmp, "init", "-q")
     git(tmp, "config", "core.autocrlf", "false")
