@@ -226,4 +226,12 @@ def render(ctx):
                          esc(bench.load_pair(v.get("load"))), str(v["rc"])])
         out += _table(["run", "seconds", "CPU seconds", "of which",
                        "load before, after", "exit status"], rows)
+        warm = wf.get("conform_warm") or {}
+        n = (warm.get("summary") or {}).get("boots")
+        if n and warm.get("boots_s") is not None:
+            out += [f"The two tools do not run the same tests: a `make conform` "
+                    f"run boots the guest {n} times (its KUnit suites, guest checks, "
+                    f"CAVS records and fault injections; {bench.fmt(warm['boots_s'], 0)} s "
+                    f"of the warm run, the boots and what the harness does between "
+                    f"them), `kunit.py` boots it once for the KUnit suites.", ""]
     return "\n".join(out) + "\n", notes

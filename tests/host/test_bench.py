@@ -265,6 +265,16 @@ class MarkdownAndAppendixTest(unittest.TestCase):
             self.assertNotIn("No bench run yet", md)
             self.assertIn("Emulated timer, not evidence.", md)
             self.assertIn("`drbg_pr_sha1`", md)
+            self.assertNotIn("boots the guest", md)
+            res = self.result()
+            res["workflow"]["conform_warm"] = {
+                "what": "warm", "seconds": 36.3, "rc": 0, "boots_s": 35.3,
+                "summary": {"passed": 778, "failed": 0, "skipped": 35, "boots": 10}}
+            with open(os.path.join(top, "build/bench/bench.json"), "w") as f:
+                json.dump(res, f)
+            md, notes = performance.render(ctx)
+            self.assertIn("boots the guest 10 times", md)
+            self.assertIn("35 s of the warm run", md)
             for png in ("perf-jitter-bytes.png", "perf-cavs-records.png"):
                 self.assertTrue(os.path.getsize(os.path.join(top, "out/figures", png)))
         finally:
