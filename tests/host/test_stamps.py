@@ -7,6 +7,8 @@ only when the book, its tools and tangled/ all hash as they did.  Each
 test changes one of those and expects the work to be done again.
 """
 
+import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -107,7 +109,8 @@ class TangleStampTest(unittest.TestCase):
         shutil.rmtree(self.top)
 
     def fresh(self):
-        return tangle_stamp.main(["tangle_stamp.py", "fresh"]) == 0
+        with contextlib.redirect_stdout(io.StringIO()):
+            return tangle_stamp.main(["tangle_stamp.py", "fresh"]) == 0
 
     def test_no_stamp_tangles(self):
         self.assertFalse(self.fresh())
@@ -131,7 +134,10 @@ class TangleStampTest(unittest.TestCase):
             self.assertTrue(self.fresh(), rel)
 
     def test_usage(self):
-        self.assertEqual(tangle_stamp.main(["tangle_stamp.py"]), 2)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(tangle_stamp.main(["tangle_stamp.py"]), 2)
+        self.assertIn("tangle_stamp.py fresh", err.getvalue())
 
 
 if __name__ == "__main__":
