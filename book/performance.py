@@ -13,6 +13,7 @@ a TCG run are marked "emulated timer, not evidence", as in figures.py.
 """
 
 import os
+import textwrap
 
 import bench   # tools/bench.py: the formatting helpers of bench.md
 
@@ -42,12 +43,15 @@ def _plot(path, title, xlabel, ylabel, series, run_note, tcg, logx=False, logy=F
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(alpha=.3)
-    fig.text(0.01, 0.01, run_note, fontsize=7, color="#555555")
+    # The run's note, wrapped to the figure's width (about 130 characters
+    # of 7-point text across 7 inches).
+    note = "\n".join(textwrap.fill(ln, 130) for ln in run_note.split("\n"))
+    fig.text(0.01, 0.01, note, fontsize=7, color="#555555")
     if tcg:
         ax.text(0.5, 0.5, TCG_LABEL, transform=ax.transAxes, fontsize=18,
                 color="#b3261e", alpha=.45, ha="center", va="center", rotation=12,
                 zorder=10)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.tight_layout(rect=(0, 0.03 * (note.count("\n") + 1), 1, 1))
     fig.savefig(path, metadata={"Software": None})
     plt.close(fig)
 
