@@ -51,12 +51,19 @@ BASE_APPEND = ("console=ttyS0 panic=-1 oops=panic random.trust_cpu=off "
 # kernel parameters, a timeout in seconds, and what ends it ("end": the
 # guest's own end marker; "panic": an expected panic).
 BOOTS = [
-    {"name": "main", "mode": "checks", "timeout": 900, "expect": "end",
+    # "solo": the main boot records the Jitter RNG's time stamps for the
+    # book's figures and the isolation latencies: no other guest beside it.
+    {"name": "main", "mode": "checks", "timeout": 900, "expect": "end", "solo": True,
      "append": "kunit.filter_glob=random_blocking*",
      "title": "blocking API KUnit suites (CRNG not ready at first), guest checks"},
     {"name": "drbg", "mode": "drbg", "timeout": 900, "expect": "end",
      "append": "kunit.filter_glob=drbg*",
      "title": "DRBG seeding KUnit suites (CRNG not ready at first), guest checks"},
+    # FIPS mode (fips=1): the DRBG suites again, where the Jitter RNG's
+    # absence or failure at instantiation must be fatal.  Ids: "fips.".
+    {"name": "fips-drbg", "prefix": "fips", "mode": "drbg", "timeout": 900,
+     "expect": "end", "append": "fips=1 kunit.filter_glob=drbg_seed",
+     "title": "FIPS mode: DRBG seeding suite with fips=1"},
     # A self-test of the harness: a guest that never ends must be killed at
     # its timeout and reported as hung, with the tail of its console.  Its
     # guest idles once /init sleeps, so it runs in the background beside
@@ -99,11 +106,6 @@ BOOTS = [
      "append": "fips=1 jitterentropy_rng.testhook_next_read=2 kunit.filter_glob=none",
      "expect": "panic", "panic_re": r"jitterentropy: permanent health test failure",
      "title": "Jitter RNG permanent failure with fips=1: panic"},
-    # FIPS mode (fips=1): the DRBG suites again, where the Jitter RNG's
-    # absence or failure at instantiation must be fatal.  Ids: "fips.".
-    {"name": "fips-drbg", "prefix": "fips", "mode": "drbg", "timeout": 900,
-     "expect": "end", "append": "fips=1 kunit.filter_glob=drbg_seed",
-     "title": "FIPS mode: DRBG seeding suite with fips=1"},
     # For make teeth only (tools/teeth.py): the seeding suite and the trace
     # check on a deliberately broken build.
     {"name": "teeth", "optional": True, "mode": "drbg", "timeout": 900,
@@ -172,11 +174,28 @@ def build_guest(outdir):
     os.makedirs(outdir, exist_ok=True)
     init = os.path.join(outdir, "init")
     srcs = sorted(glob.glob(os.path.join(TOP, "conformance/guest/*.c")))
-    cmd = ["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", init] + srcs
+    srcs += sorted(glob.glob(os.path.join(TOP, "conformance/guest/*.h")))
+    cmd = ["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", init] + \
+        [c for c in srcs if c.endswith(".c")]
+    # The same sources, flags and compiler make the same /init: a stamp of
+    # their hashes beside it lets a warm run skip the static link.
+    h = hashlib.sha256(" ".join(cmd).encode())
+    for path in srcs:
+        with open(path, "rb") as f:
+            h.update(path.encode() + b"\0" + f.read())
+    h.update(subprocess.run(["gcc", "--version"], capture_output=True).stdout)
+    stamp = init + ".sha256"
+    if os.path.exists(init) and os.path.exists(stamp) and \
+            open(stamp).read().strip() == h.hexdigest():
+        return init
+    if os.path.exists(stamp):
+        os.unlink(stamp)
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         first = (r.stderr.strip().splitlines() or ["?"])[0]
         sys.exit(f"conform: the guest /init does not build: {first}")
+    with open(stamp, "w") as f:
+        f.write(h.hexdigest() + "\n")
     return init
 
 
@@ -708,12 +727,46 @@ def cavs_boot_checks(recs, meta):
     return checks
 
 
+def run_plan(plan, jobs, one, prepare):
+    """Call one(i, spec) for every boot of plan (spec = prepare(plan[i])).
+
+    Boots run side by side, at most jobs at a time (a guest keeps about
+    one host CPU busy on average), started in the plan's order.  A "solo"
+    boot runs alone, because its timings are data (the main boot's Jitter
+    RNG samples feed the book's figures); a "background" one idles and
+    takes no slot.  one() stores its own result, so the plan's order is
+    kept whatever ends first.  Returns when every boot has ended."""
+    running, background = [], []
+    for i, spec in enumerate(plan):
+        spec = prepare(spec)
+        if spec.get("background"):
+            t = threading.Thread(target=one, args=(i, spec), daemon=True)
+            t.start()
+            background.append(t)
+            continue
+        solo = spec.get("solo") or jobs <= 1
+        while running and (solo or len(running) >= jobs):
+            running[0].join(0.05)
+            running = [t for t in running if t.is_alive()]
+        if solo:
+            one(i, spec)
+            continue
+        t = threading.Thread(target=one, args=(i, spec), daemon=True)
+        t.start()
+        running.append(t)
+    for t in running + background:
+        t.join()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--accel", default=os.environ.get("ACCEL", "tcg"),
                     choices=["tcg", "kvm"])
     ap.add_argument("--only", default=os.environ.get("BOOTS", ""))
     ap.add_argument("--out", default=os.path.join(TOP, "build/conformance"))
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("CONFORM_JOBS") or 2),
+                    help="guests booted side by side (default 2; 1 boots them one "
+                         "after another)")
     ap.add_argument("--variants", default=os.environ.get("VARIANTS", "test"),
                     help="kernel variants to boot, e.g. test,debug")
     args = ap.parse_args()
@@ -754,27 +807,18 @@ def main():
                     c["id"] = f"{prefix}.{c['id']}"
         results[i] = (info, cs)
 
-    for i, spec in enumerate(plan):
-        if spec.get("cavs"):
-            spec = prepare_cavs(spec, args.out)
-        if spec.get("background"):
-            t = threading.Thread(target=one, args=(i, spec), daemon=True)
-            t.start()
-            background.append(t)
-        else:
-            one(i, spec)
-    for t in background:
-        t.join()
+    run_plan(plan, args.jobs, one, lambda spec: prepare_cavs(spec, args.out)
+             if spec.get("cavs") else spec)
     for i, r in enumerate(results):
-        if r is None:   # a background boot that raised: say so, lose nothing
+        if r is None:   # a boot whose thread raised: say so, lose nothing
             r = ({"name": plan[i]["name"], "title": plan[i]["title"],
                   "outcome": "harness-error", "accel": args.accel,
                   "expect": plan[i]["expect"], "seconds": None, "variant": "test"},
                  [{"id": f"boot.{plan[i]['name']}", "origin": "harness",
                    "boot": plan[i]["name"], "status": "fail",
                    "title": f"boot {plan[i]['name']} ran",
-                   "reason": "the harness failed while running this boot in the "
-                             "background (see the traceback above)"}])
+                   "reason": "the harness failed while running this boot "
+                             "(see the traceback above)"}])
         boots.append(r[0])
         checks += r[1]
     consoles = [os.path.join(args.out, "boots", b["name"], "console.log")

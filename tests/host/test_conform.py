@@ -153,5 +153,50 @@ class KmemleakTest(unittest.TestCase):
         self.assertEqual(conform.kmemleak_check([], "b")["status"], "fail")
 
 
+class RunPlanTest(unittest.TestCase):
+    """Boots side by side: never more than jobs at once, a solo boot alone,
+    a background boot beside the others without a slot, every boot run."""
+
+    def run_plan(self, plan, jobs):
+        import threading
+        import time
+        lock, live, log, done = threading.Lock(), set(), [], {}
+
+        def one(i, spec):
+            with lock:
+                live.add(spec["name"])
+                log.append(frozenset(live))
+            time.sleep(spec.get("t", 0.05))
+            with lock:
+                live.discard(spec["name"])
+                done[i] = spec["name"]
+
+        conform.run_plan(plan, jobs, one, lambda s: dict(s, prepared=True))
+        return log, done
+
+    def test_at_most_jobs_and_solo_alone(self):
+        plan = [{"name": "main", "solo": True}] + \
+            [{"name": f"b{i}"} for i in range(6)] + \
+            [{"name": "hang", "background": True, "t": 0.4}] + \
+            [{"name": f"c{i}"} for i in range(3)]
+        log, done = self.run_plan(plan, 2)
+        self.assertEqual(sorted(done), list(range(len(plan))))
+        self.assertEqual(log[0], {"main"})          # nothing beside the solo boot
+        self.assertTrue(all(len(s - {"hang"}) <= 2 for s in log))
+        self.assertTrue(any(len(s - {"hang"}) == 2 for s in log))   # side by side
+        self.assertTrue(any("hang" in s and len(s) > 1 for s in log))
+
+    def test_one_job_is_one_after_another(self):
+        log, done = self.run_plan([{"name": f"b{i}"} for i in range(4)], 1)
+        self.assertEqual(len(done), 4)
+        self.assertTrue(all(len(s) == 1 for s in log))
+
+    def test_solo_waits_for_running_boots(self):
+        log, _ = self.run_plan([{"name": "a", "t": 0.2}, {"name": "s", "solo": True},
+                                {"name": "b"}], 2)
+        self.assertIn(frozenset({"s"}), log)
+        self.assertFalse(any("s" in x and len(x) > 1 for x in log))
+
+
 if __name__ == "__main__":
     unittest.main()
