@@ -198,5 +198,30 @@ class RunPlanTest(unittest.TestCase):
         self.assertFalse(any("s" in x and len(x) > 1 for x in log))
 
 
+class GuestBuildCacheTest(unittest.TestCase):
+    """The guest /init is linked again when a source changes, not otherwise."""
+
+    def test_relinks_only_on_change(self):
+        import shutil
+        top = tempfile.mkdtemp(prefix="guest-")
+        saved = conform.TOP
+        try:
+            shutil.copytree(os.path.join(TOP, "conformance/guest"),
+                            os.path.join(top, "conformance/guest"))
+            conform.TOP = top
+            out = os.path.join(top, "out")
+            init = conform.build_guest(out)
+            first = os.stat(init).st_mtime_ns
+            self.assertEqual(os.stat(conform.build_guest(out)).st_mtime_ns, first)
+            with open(os.path.join(top, "conformance/guest/report.h"), "a") as f:
+                f.write("/* changed */\n")
+            os.utime(init, ns=(first - 10**9, first - 10**9))
+            self.assertGreater(os.stat(conform.build_guest(out)).st_mtime_ns,
+                               first - 10**9)
+        finally:
+            conform.TOP = saved
+            shutil.rmtree(top)
+
+
 if __name__ == "__main__":
     unittest.main()
