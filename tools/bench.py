@@ -35,8 +35,6 @@ with the measured ratio and whether it was met, in bench.md.
 
 import argparse
 import datetime
-import glob
-import hashlib
 import json
 import os
 import platform
@@ -386,14 +384,6 @@ def tool_versions():
             "git": first(["git", "--version"]), "python": platform.python_version()}
 
 
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for b in iter(lambda: f.read(1 << 20), b""):
-            h.update(b)
-    return h.hexdigest()
-
-
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -505,7 +495,7 @@ class Bench:
             with open(os.path.join(b, "include/config/kernel.release")) as f:
                 rel = f.read().strip()
             return {"release": rel, "build_dir": b, "head": head,
-                    "config_sha256": sha256(os.path.join(b, ".config")),
+                    "config_sha256": self.kernel.sha256_file(os.path.join(b, ".config")),
                     "bzimage": os.path.join(b, "arch/x86/boot/bzImage")}
         with open(os.path.join(test, "build.ok")) as f:
             head = json.load(f).get("head")
