@@ -29,7 +29,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 JDIR = os.path.join(TOP, "tests/jitter")
 TANGLED = os.path.join(TOP, "tangled")
 sys.path.insert(0, JDIR)
+sys.path.append(os.path.join(TOP, "conformance/host"))
 import model  # noqa: E402
+from figures_data import timer_lines  # noqa: E402  (the figures' encoder)
 
 M64 = model.M64
 BUILD = {}          # arch -> path of the driver, or None when it cannot be built
@@ -59,26 +61,6 @@ def need(test, arch="64"):
                           + BUILD_ERR[arch].strip().splitlines()[0])
         test.fail(f"the driver does not build for -m{arch}:\n{BUILD_ERR[arch]}")
     return path
-
-
-def timer_lines(t0, segs):
-    lines, incs = [f"timer {t0}"], []
-    for s in segs:
-        if s[0] == "inc":
-            incs.append(str(s[1]))
-            continue
-        if incs:
-            lines.append("inc " + " ".join(incs))
-            incs = []
-        if s[0] == "set":
-            lines.append(f"set {s[1]}")
-        elif s[0] == "rand":
-            lines.append("rand " + " ".join(str(x) for x in s[1:]))
-        elif s[0] == "const":
-            lines.append(f"const {s[1]}")
-    if incs:
-        lines.append("inc " + " ".join(incs))
-    return lines
 
 
 def drive(test, cmds, arch="64"):
