@@ -97,6 +97,24 @@ def sha256_file(path):
     return h.hexdigest()
 
 
+def hash_files(paths, root=TOP):
+    """One SHA-256 over the names (relative to root) and contents of paths,
+    in the order given: what the stamps of warm runs compare."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(os.path.relpath(p, root).encode() + b"\0")
+        with open(p, "rb") as f:
+            h.update(f.read())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def gcc_version():
+    """The first line of gcc --version: part of what a build is made from."""
+    cc = subprocess.run(["gcc", "--version"], capture_output=True, text=True)
+    return (cc.stdout.splitlines() or ["?"])[0]
+
+
 def disk_free_mb(path):
     st = os.statvfs(path)
     return st.f_bavail * st.f_frsize // (1 << 20)
@@ -388,14 +406,10 @@ def configure(src, build, variant, strict=True):
 def build_inputs(src, variant):
     """What a build of variant depends on: the committed tree, the config
     fragments and the compiler.  The same inputs make the same kernel."""
-    h = hashlib.sha256()
-    for frag in VARIANTS.get(variant, []):
-        with open(os.path.join(TOP, frag), "rb") as f:
-            h.update(frag.encode() + b"\0" + f.read() + b"\0")
-    cc = subprocess.run(["gcc", "--version"], capture_output=True, text=True)
     return {"tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
-            "fragments_sha256": h.hexdigest(),
-            "gcc": (cc.stdout.splitlines() or ["?"])[0]}
+            "fragments_sha256": hash_files(
+                [os.path.join(TOP, f) for f in VARIANTS.get(variant, [])]),
+            "gcc": gcc_version()}
 
 
 def up_to_date(src, b, stamp, inputs):

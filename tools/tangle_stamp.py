@@ -15,7 +15,6 @@ hash the same as when it was written: a hand edit of tangled/ makes the
 tangle run again.  `make drift` never uses the stamp: it always tangles.
 """
 
-import hashlib
 import json
 import os
 import sys
@@ -29,16 +28,6 @@ STAMP = os.path.join(TOP, "build/tangle/stamp.json")
 TOOLS = ["tangle.conf", "tools/nw.py", "tools/nwconf.py", "tools/series.py"]
 
 
-def hash_files(paths):
-    h = hashlib.sha256()
-    for p in paths:
-        h.update(os.path.relpath(p, TOP).encode() + b"\0")
-        with open(p, "rb") as f:
-            h.update(f.read())
-        h.update(b"\0")
-    return h.hexdigest()
-
-
 def inputs():
     conf = nwconf.load(os.path.join(TOP, "tangle.conf"))
     paths = [os.path.join(TOP, p) for p in list(conf.sources) + TOOLS]
@@ -49,7 +38,7 @@ def inputs():
         if os.path.exists(ok):
             with open(ok) as f:
                 pristine = json.load(f)
-    return {"files": hash_files(paths), "pristine": pristine}
+    return {"files": kernel.hash_files(paths, TOP), "pristine": pristine}
 
 
 def outputs():
@@ -57,7 +46,7 @@ def outputs():
     for d, dirs, files in os.walk(os.path.join(TOP, "tangled")):
         dirs.sort()
         out += [os.path.join(d, f) for f in sorted(files)]
-    return {"count": len(out), "sha256": hash_files(out)}
+    return {"count": len(out), "sha256": kernel.hash_files(out, TOP)}
 
 
 def main(argv):

@@ -179,14 +179,11 @@ def build_guest(outdir):
         [c for c in srcs if c.endswith(".c")]
     # The same sources, flags and compiler make the same /init: a stamp of
     # their hashes beside it lets a warm run skip the static link.
-    h = hashlib.sha256(" ".join(cmd).encode())
-    for path in srcs:
-        with open(path, "rb") as f:
-            h.update(path.encode() + b"\0" + f.read())
-    h.update(subprocess.run(["gcc", "--version"], capture_output=True).stdout)
+    digest = hashlib.sha256("\0".join([kernel.hash_files(srcs, TOP), kernel.gcc_version(),
+                                         " ".join(cmd)]).encode()).hexdigest()
     stamp = init + ".sha256"
     if os.path.exists(init) and os.path.exists(stamp) and \
-            open(stamp).read().strip() == h.hexdigest():
+            open(stamp).read().strip() == digest:
         return init
     if os.path.exists(stamp):
         os.unlink(stamp)
@@ -195,7 +192,7 @@ def build_guest(outdir):
         first = (r.stderr.strip().splitlines() or ["?"])[0]
         sys.exit(f"conform: the guest /init does not build: {first}")
     with open(stamp, "w") as f:
-        f.write(h.hexdigest() + "\n")
+        f.write(digest + "\n")
     return init
 
 
@@ -794,7 +791,6 @@ def main():
     plan = [b for b in BOOTS if b.get("variant", "test") in variants and
             (b["name"] in only if only or b.get("optional") else True)]
     results = [None] * len(plan)
-    background = []
 
     def one(i, spec):
         variant = spec.get("variant", "test")
