@@ -1481,8 +1481,8 @@ static void summary(FILE *f, const struct result *r)
 {
 	int i;
 
-	fprintf(f, "%s: %ld samples of %d bits (%s), %d distinct\n",
-		r->src.path, r->src.n, r->src.width,
+	fprintf(f, "%s: %ld samples of %d bit%s (%s), %d distinct\n",
+		r->src.path, r->src.n, r->src.width, r->src.width > 1 ? "s" : "",
 		r->src.width_given ? "declared" : "from the data", r->src.k);
 	if (r->src.n < SEQUENTIAL_MIN)
 		fprintf(f, "warning: fewer than %ld samples (SP 800-90B 3.1.1)\n",
