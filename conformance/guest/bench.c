@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Boot mode "bench": timings for `make bench` (tools/bench.py), never
+ * Boot mode "bench": timings for `make bench` (harness/stages/bench.py), never
  * checks.  The same /init runs on the test kernel and on the pristine 6.1
  * kernel; it uses only what both have (AF_ALG "rng", the kernel log), so
  * the two columns of the benchmark come from the same program.
@@ -34,6 +34,7 @@
  */
 #include "checks.h"
 #include "report.h"
+#include "util.h"
 
 #include <errno.h>
 #include <linux/if_alg.h>

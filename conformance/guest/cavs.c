@@ -17,7 +17,7 @@
  *
  * and the checks cavs.pack (only when the pack cannot be read) and
  * cavs.interface (pass, or skip when the debugfs file does not exist).
- * The host (conformance/host/cavs_pack.py) turns these into the report.
+ * The host (harness/judges/cavs_judge.py) turns these into the report.
  *
  * Built with -DCAVS_HOST_TEST, the runner talks to a fake device instead
  * and gets a main(): the host tests run it on a pack from cavs_pack.py.
@@ -25,6 +25,7 @@
 #include "cavs.h"
 #include "checks.h"
 #include "report.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdarg.h>

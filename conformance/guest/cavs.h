@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The guest's CAVS runner: reads a pack of requests made on the host by
- * conformance/host/cavs_pack.py, hands each to the kernel's test interface
+ * harness/judges/cavs_pack.py, hands each to the kernel's test interface
  * and compares the second output with NIST's ReturnedBits.
  *
  * The pack, version 1.  Integers are little-endian u32, no padding:

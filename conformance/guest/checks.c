@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Which checks a boot mode runs.  The host chooses the mode with
- * conform.mode= on the kernel command line (conformance/host/conform.py).
+ * conform.mode= on the kernel command line (harness/stages/plan.py).
  */
 #include "cavs.h"
 #include "checks.h"
@@ -9,17 +9,6 @@
 
 #include <string.h>
 #include <unistd.h>
-
-const char *const drbg_drivers[22] = {
-	"drbg_pr_ctr_aes128", "drbg_pr_ctr_aes192", "drbg_pr_ctr_aes256",
-	"drbg_pr_sha1", "drbg_pr_sha384", "drbg_pr_sha512", "drbg_pr_sha256",
-	"drbg_pr_hmac_sha1", "drbg_pr_hmac_sha384", "drbg_pr_hmac_sha512",
-	"drbg_pr_hmac_sha256",
-	"drbg_nopr_ctr_aes128", "drbg_nopr_ctr_aes192", "drbg_nopr_ctr_aes256",
-	"drbg_nopr_sha1", "drbg_nopr_sha384", "drbg_nopr_sha512",
-	"drbg_nopr_sha256", "drbg_nopr_hmac_sha1", "drbg_nopr_hmac_sha384",
-	"drbg_nopr_hmac_sha512", "drbg_nopr_hmac_sha256",
-};
 
 void run_checks(const char *mode)
 {

@@ -5,15 +5,7 @@
 
 #include <stddef.h>
 
-/* The 22 DRBG driver names of Linux 6.1 (drbg_cores[] x {pr, nopr}). */
-extern const char *const drbg_drivers[22];
-
 void run_checks(const char *mode);
-
-/* Helpers shared by the checks, defined in init.c. */
-int read_file(const char *path, char *buf, size_t n);
-const char *cmdline_value(const char *key, char *out, size_t n);
-int crng_ready_now(void);
 
 /* Individual checks. */
 void check_proc_crypto(void);
@@ -29,7 +21,6 @@ void check_jitter(void);
 void check_jitter_absent(void);
 void check_jitter_hooked_read(void);
 void check_jitter_record(void);
-void hypervisor_signature(char sig[13]);
 
 /* Boot mode "bench": timings for make bench, no checks (bench.c). */
 void run_bench(void);

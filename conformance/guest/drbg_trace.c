@@ -6,10 +6,11 @@
  * trace to instantiate, reseed and generate, and print every seeding's
  * bytes and the output as one JSON record.  The host checks the layout
  * and recomputes the output with its own SP 800-90A model
- * (conformance/host/conform.py, drbg_trace_checks).
+ * (harness/judges/seed_trace.py).
  */
 #include "checks.h"
 #include "report.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>

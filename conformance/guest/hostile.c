@@ -13,6 +13,7 @@
  */
 #include "checks.h"
 #include "report.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,70 +10,23 @@
  */
 #include "checks.h"
 #include "report.h"
+#include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/random.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-static char cmdline[4096];
 
 static void mount_fs(const char *src, const char *dst, const char *type)
 {
 	mkdir(dst, 0755);
 	if (mount(src, dst, type, 0, NULL) && errno != EBUSY)
 		say("mount %s on %s: %s", type, dst, strerror(errno));
-}
-
-int read_file(const char *path, char *buf, size_t n)
-{
-	int fd = open(path, O_RDONLY);
-	size_t got = 0;
-	ssize_t r;
-
-	if (fd < 0)
-		return -1;
-	while (got + 1 < n && (r = read(fd, buf + got, n - 1 - got)) > 0)
-		got += (size_t)r;
-	buf[got] = '\0';
-	close(fd);
-	return (int)got;
-}
-
-const char *cmdline_value(const char *key, char *out, size_t n)
-{
-	size_t klen = strlen(key);
-	const char *p = cmdline;
-
-	while ((p = strstr(p, key))) {
-		if ((p == cmdline || p[-1] == ' ') && p[klen] == '=') {
-			size_t i = 0;
-
-			p += klen + 1;
-			while (p[i] && p[i] != ' ' && p[i] != '\n' && i + 1 < n) {
-				out[i] = p[i];
-				i++;
-			}
-			out[i] = '\0';
-			return out;
-		}
-		p += klen;
-	}
-	return NULL;
-}
-
-int crng_ready_now(void)
-{
-	char b;
-
-	return getrandom(&b, 1, GRND_NONBLOCK) == 1;
 }
 
 static void report_environment(const char *mode)
@@ -83,9 +36,6 @@ static void report_environment(const char *mode)
 	char *f, *nl;
 
 	uname(&u);
-	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
-	if ((nl = strchr(cmdline, '\n')))
-		*nl = '\0';
 	read_file("/proc/cpuinfo", cpuinfo, sizeof(cpuinfo));
 	f = strstr(cpuinfo, "\nflags");
 	if (f && (f = strchr(f, ':'))) {
@@ -93,7 +43,7 @@ static void report_environment(const char *mode)
 		snprintf(flags, sizeof(flags), "%.*s",
 			 (int)(nl ? nl - f - 2 : (long)strlen(f + 2)), f + 2);
 	}
-	json_escape(esc, sizeof(esc), cmdline);
+	json_escape(esc, sizeof(esc), kernel_cmdline());
 	report_line("{\"type\":\"env\",\"mode\":\"%s\",\"release\":\"%s\","
 		    "\"version\":\"%s\",\"cmdline\":\"%s\",\"rdrand\":%s,"
 		    "\"rdseed\":%s,\"crng_ready_at_init\":%s,\"nproc\":%ld}",
@@ -114,7 +64,6 @@ int main(void)
 	mount_fs("devtmpfs", "/dev", "devtmpfs");
 	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
 	report_open();
-	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
 	cmdline_value("conform.mode", mode, sizeof(mode));
 	report_line("{\"type\":\"begin\"}");
 	report_environment(mode);

@@ -10,8 +10,8 @@
  */
 #include "checks.h"
 #include "report.h"
+#include "util.h"
 
-#include <cpuid.h>
 #include <errno.h>
 #include <linux/if_alg.h>
 #include <stdio.h>
@@ -49,22 +49,6 @@ static int all_zero(const unsigned char *b, size_t n)
 		if (*b++)
 			return 0;
 	return 1;
-}
-
-/* "TCGTCGTCGTCG", "KVMKVMKVM" or "": the hypervisor's CPUID signature. */
-void hypervisor_signature(char sig[13])
-{
-	unsigned int a, b, c, d;
-
-	sig[0] = '\0';
-	__cpuid(1, a, b, c, d);
-	if (!(c & (1u << 31)))
-		return;
-	__cpuid(0x40000000, a, b, c, d);
-	memcpy(sig, &b, 4);
-	memcpy(sig + 4, &c, 4);
-	memcpy(sig + 8, &d, 4);
-	sig[12] = '\0';
 }
 
 /* The start-up line of the kernel log, JSON-escaped into esc, or NULL. */

@@ -6,7 +6,7 @@
  * conform.jitter_bytes bytes (default 768) from a new instance and
  * returns every time stamp the core took, with the output.  This program
  * passes them on unchanged: the host recomputes the read from them with
- * its model (conformance/host/figures_data.py), and draws the deltas and
+ * its model (harness/judges/figures.py), and draws the deltas and
  * the health tests' counts only when the recomputed output is the
  * kernel's.  Under TCG the timer is emulated: the figures say so.
  *
@@ -17,6 +17,7 @@
  */
 #include "checks.h"
 #include "report.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>

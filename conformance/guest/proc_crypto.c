@@ -7,6 +7,7 @@
  */
 #include "checks.h"
 #include "report.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <string.h>

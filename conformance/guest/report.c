@@ -4,13 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if_alg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 static int out_fd = 1;
@@ -116,54 +113,3 @@ void say(const char *fmt, ...)
 		return;
 }
 
-long long now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
-void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-void hex_encode(char *out, const uint8_t *b, size_t n)
-{
-	static const char d[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = d[b[i] >> 4];
-		out[2 * i + 1] = d[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-int rng_bind(const char *name)
-{
-	struct sockaddr_alg sa = { .salg_family = AF_ALG };
-	int s = socket(AF_ALG, SOCK_SEQPACKET, 0);
-
-	if (s < 0)
-		return -errno;
-	strcpy((char *)sa.salg_type, "rng");
-	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", name);
-	if (bind(s, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = -errno;
-
-		close(s);
-		return e;
-	}
-	return s;
-}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The guest's side of the results channel: one JSON object per line on the
- * second serial port (/dev/ttyS1), read by conformance/host/conform.py.
+ * second serial port (/dev/ttyS1), read by the host's harness
+ * (harness/base/records.py).
  */
 #ifndef GUEST_REPORT_H
 #define GUEST_REPORT_H
@@ -30,21 +31,5 @@ void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Escape s as the inside of a JSON string into out (size n). */
 void json_escape(char *out, size_t n, const char *s);
-
-/* Monotonic time in microseconds. */
-long long now_us(void);
-
-/* Little-endian 32-bit fields of the kernel test interfaces' messages. */
-void put_le32(uint8_t *p, uint32_t v);
-uint32_t get_le32(const uint8_t *p);
-
-/* Lowercase hex of n bytes into out, which holds 2 n + 1 characters. */
-void hex_encode(char *out, const uint8_t *b, size_t n);
-
-/*
- * An AF_ALG socket bound to the "rng" algorithm called name (a longer
- * name is cut to what sockaddr_alg holds), or -errno.
- */
-int rng_bind(const char *name);
 
 #endif
