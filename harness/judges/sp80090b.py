@@ -27,7 +27,7 @@ import math
 import os
 import re
 
-from harness.base.checks import Check
+from ..base.checks import Check
 
 REL_REAL = 1e-9
 REL_LOOSE = 1e-6

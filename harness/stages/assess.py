@@ -15,17 +15,17 @@ assessment") into build/entropy/bin/assess with the host's gcc when the
 binary is missing or older than the source.
 """
 
-import hashlib
 import json
 import os
 import subprocess
 import sys
 import time
 
-from harness.base.checks import Check, summarize
-from harness.judges import sp80090b
+from ..base import config, files
+from ..base.checks import Check, summarize
+from ..judges import sp80090b
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOP = config.TOP
 SOURCE = "tangled/sp800-90b/assess.c"
 BINARY = "build/entropy/bin/assess"
 CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror"]
@@ -113,14 +113,6 @@ def run_assess(args):
 
 # ---------------------------------------------------------------- entropy-kat
 
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def pinned(top=TOP):
     """{relative path: sha256} from vectors/sp800-90b/SHA256SUMS."""
     out = {}
@@ -176,7 +168,7 @@ def pin_problems(top=TOP):
         path = os.path.join(top, VECTORS, rel)
         if not os.path.exists(path):
             problems.append(f"{VECTORS}/{rel} is missing")
-        elif sha256(path) != want:
+        elif files.sha256_file(path) != want:
             problems.append(f"{VECTORS}/{rel} does not match SHA256SUMS")
     return problems
 
@@ -216,10 +208,7 @@ def run_entropy_kat(args):
     if entries:
         sp80090b.write_summary(os.path.join(TOP, SUMMARY), entries)
     json_path = args.json or os.path.join(out_dir, "checks.json")
-    os.makedirs(os.path.dirname(os.path.abspath(json_path)), exist_ok=True)
-    with open(json_path, "w", encoding="utf-8") as f:
-        json.dump([c.to_dict() for c in checks], f, indent=1)
-        f.write("\n")
+    files.write_json(os.path.abspath(json_path), [c.to_dict() for c in checks])
     n = summarize(checks)
     print(f"entropy-kat: {n['passed']} passed, {n['failed']} failed, "
           f"{n['skipped']} skipped")

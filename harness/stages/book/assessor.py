@@ -7,7 +7,8 @@ ctx is a dict: "top" (the repository), "esc" (escapes text for pandoc
 Markdown), "code" (makes inline code).  The data is
 build/entropy/kat/summary.json, written by `python3 -m harness
 entropy-kat` (run by `make check`); without it the section says so and
-names the command.  notes are short strings for the renderer's log.
+names the command.  A note (a build warning) says what is wrong: the data
+is missing, a file disagrees with NIST's results, or no file was compared.
 """
 
 import json
@@ -102,6 +103,8 @@ def render(ctx):
         lines += ["No file was compared.", ""]
     for f in files:
         lines += file_table(ctx, f)
-    notes = [f"assessor table: {len(files)} files, {len(bad)} disagree"
-             + (f" ({', '.join(bad)})" if bad else "")]
+    # A note is a build warning: only a disagreement (or no file) is one.
+    notes = ([f"assessor table: {len(bad)} of {len(files)} files disagree with NIST "
+              f"({', '.join(bad)})"] if bad else
+             [] if files else ["assessor table: no file was compared"])
     return "\n".join(lines), notes

@@ -5,7 +5,7 @@ It follows the prose of the chapters "The CPU Jitter RNG" (noise source,
 bit extraction, conditioning, health tests, start-up test), not the C.
 Everything is plain Python integers; 64-bit arithmetic is made explicit
 with M64.  The scripted timer has the same segments as the C test shim
-(tests/jitter/shim.c), so that both consume the same time stamps.
+(conformance/jitter/shim.c), so that both consume the same time stamps.
 """
 
 import hashlib

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Drives the tangled Jitter RNG core from commands on stdin, one per line,
- * and prints what the host tests compare with their model
- * (tests/host/test_jitter.py).  The core is included whole, so that its
- * static functions can be called one by one.
+ * and prints what the host compares with its model (the tests in
+ * tests/judges/test_jitter.py, the figures in harness/judges/jitter_replay.py).
+ * The core is included whole, so that its static functions can be called
+ * one by one.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""python3 -m harness VERB: the one command line of the harness.
+
+Each stage module registers its verbs; `python3 -m harness --help` lists
+them.  A verb returns its exit status; a one-line error (SystemExit with a
+message) is printed as it is, and any QEMU the verb started is stopped.
+"""
+
+import argparse
+import sys
+
+from .base import qemu
+from .stages import (assess, bench, bisect_series, check, checkpatch, conform, examples,
+                     gen_vectors, host_tests, kernel, prodconfig, series, tangle, teeth)
+from .stages.book import check as book_check
+from .stages.book import output as book
+
+STAGES = (tangle, series, kernel, conform, check, checkpatch, prodconfig, host_tests,
+          examples, book, book_check, assess, bench, bisect_series, teeth, gen_vectors)
+
+
+def parser():
+    ap = argparse.ArgumentParser(
+        prog="python3 -m harness",
+        description="The literate DRBG's host side: tangle the book, build and "
+                    "boot the kernel, judge what it did, render the book.")
+    sub = ap.add_subparsers(dest="verb", metavar="VERB", required=True)
+    for stage in STAGES:
+        stage.register(sub)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args) or 0
+    finally:
+        qemu.stop_all()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

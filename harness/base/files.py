@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Hashes of files, and files written whole or not at all."""
+
+import hashlib
+import json
+import os
+
+
+def sha256_file(path):
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def hash_files(paths, root):
+    """One SHA-256 over the names (relative to root) and contents of paths,
+    in the order given: what the stamps of warm runs compare."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(os.path.relpath(p, root).encode() + b"\0")
+        with open(p, "rb") as f:
+            h.update(f.read())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def tree_hashes(base, root):
+    """{path relative to root: sha256} of every file under base, sorted."""
+    out = {}
+    for d, dirs, files in os.walk(base):
+        dirs.sort()
+        for f in sorted(files):
+            p = os.path.join(d, f)
+            out[os.path.relpath(p, root)] = sha256_file(p)
+    return dict(sorted(out.items()))
+
+
+def write_text(path, text):
+    """Write text to path through a temporary file: a reader never sees
+    half of it, and an interrupted write leaves the old file."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_json(path, data, indent=1):
+    write_text(path, json.dumps(data, indent=indent) + "\n")
+
+
+def read_text(path):
+    """The text of path, or None when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def read_json(path, kind=dict):
+    """The JSON object (or list) in path, or None when the file is missing,
+    unreadable, not JSON or not of the kind asked for."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, kind) else None

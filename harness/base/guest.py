@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The guest's /init: a static program built from conformance/guest/.
+
+It mounts what the checks need, runs the checks of its boot mode and
+writes one JSON object per line to the second serial port (the results
+channel, read by records.py).  The same sources, flags and compiler make
+the same /init: a stamp of their hashes beside it lets a warm run skip
+the static link.
+"""
+
+import glob
+import hashlib
+import os
+import subprocess
+
+from . import config, files, proc
+
+SOURCES = "conformance/guest"
+CFLAGS = ["-static", "-O2", "-Wall", "-Wextra", "-Werror"]
+
+
+def build(outdir=None):
+    """Build (or reuse) the static /init; its path."""
+    outdir = outdir or config.build("guest")
+    os.makedirs(outdir, exist_ok=True)
+    init = os.path.join(outdir, "init")
+    srcs = sorted(glob.glob(config.top(SOURCES, "*.c")))
+    srcs += sorted(glob.glob(config.top(SOURCES, "*.h")))
+    cmd = ["gcc"] + CFLAGS + ["-o", init] + [c for c in srcs if c.endswith(".c")]
+    digest = hashlib.sha256("\0".join([files.hash_files(srcs, config.TOP),
+                                       proc.gcc_version(), " ".join(cmd)]).encode()
+                            ).hexdigest()
+    stamp = init + ".sha256"
+    if os.path.exists(init) and (files.read_text(stamp) or "").strip() == digest:
+        return init
+    if os.path.exists(stamp):
+        os.unlink(stamp)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        first = (r.stderr.strip().splitlines() or ["?"])[0]
+        config.die("conform", f"the guest /init does not build: {first}")
+    files.write_text(stamp, digest + "\n")
+    return init

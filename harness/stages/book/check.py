@@ -1,0 +1,446 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The verb book-check: render the book and check it; write
+build/book/book-checks.json.
+
+  python3 -m harness book-check [--no-build] [--json OUT] [--no-browser]
+
+  book.build        the build ran and wrote HTML and PDF with no warning
+                    from noweb, pandoc, LaTeX (over- and underfull boxes
+                    excepted) or the generated parts
+  book.links.html   every link and anchor of book.html resolves: #ids,
+                    local files (CSS, PDF, figures), no duplicate id
+  book.links.pdf    every \\hyperlink of the LaTeX has its \\hypertarget,
+                    and pdflatex reported no undefined reference
+  book.chunks       every code chunk of the sources is in the HTML, with
+                    its anchor and every line of its code
+  book.browser      headless Chromium loads book.html without a console
+                    error, exception or failed load; every in-page link
+                    resolves in the live DOM; screenshots of the first page
+                    (laptop and phone) and of one chunk with its
+                    cross-references are written to build/book/
+  book.trace.gaps   every requirement has a chunk and a check (or an
+                    accepted="reason"), and every chunk its impl names exists
+  book.trace.lines  every + line and commit-message line of tangled/ comes
+                    from a chunk of the book (else tangled/ is stale)
+
+Exit status 1 when any check fails.
+"""
+
+import html
+import html.parser
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.parse
+
+from ...base import conf as confmod
+from ...base import config, files, noweb, nwbook
+from ...base.checks import Check
+from ...base.report import as_dicts
+from . import browser
+from . import trace as booktrace
+
+OUT = config.build("book")
+BUILD_STAGES_LINK = ("latex-link",)
+TOP = config.TOP
+
+
+def check(cid, title, status, reason=None, counts=None):
+    kw = dict(origin="book", counts=counts or {})
+    if status == "pass":
+        return Check.passed(cid, title, **kw)
+    if status == "skip":
+        return Check.skipped(cid, title, reason, **kw)
+    return Check.failed(cid, title, reason, **kw)
+
+
+# ---------------------------------------------------------------------------
+# Links, gaps, chunks
+
+class LinkParser(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids = []
+        self.links = []           # (tag, attr, value, line)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.append(a["id"])
+        if tag == "a" and a.get("name"):
+            self.ids.append(a["name"])
+        for attr in ("href", "src"):
+            if a.get(attr) is not None and tag in ("a", "link", "img", "script",
+                                                   "source", "iframe"):
+                self.links.append((tag, attr, a[attr], self.getpos()[0]))
+
+    handle_startendtag = handle_starttag
+
+
+def check_links(text, basedir):
+    """Return (counts, problems) for one HTML page."""
+    p = LinkParser()
+    p.feed(text)
+    ids = set(p.ids)
+    dups = sorted({i for i in p.ids if p.ids.count(i) > 1}) if len(ids) != len(p.ids) else []
+    problems = [f"duplicate id {d!r}" for d in dups]
+    counts = {"links": len(p.links), "internal": 0, "files": 0, "external": 0,
+              "anchors": len(ids), "broken": 0, "duplicate_ids": len(dups)}
+    for tag, attr, val, line in p.links:
+        url = urllib.parse.urlsplit(val)
+        if url.scheme in ("http", "https", "mailto", "data"):
+            counts["external"] += 1
+            continue
+        if url.scheme and url.scheme != "file":
+            counts["external"] += 1
+            continue
+        if not url.path:
+            counts["internal"] += 1
+            frag = urllib.parse.unquote(url.fragment)
+            if frag not in ids:
+                counts["broken"] += 1
+                problems.append(f"line {line}: <{tag} {attr}=\"{val}\">: no element "
+                                f"has id {frag!r}")
+            continue
+        counts["files"] += 1
+        path = os.path.normpath(os.path.join(basedir, urllib.parse.unquote(url.path)))
+        if not os.path.exists(path):
+            counts["broken"] += 1
+            problems.append(f"line {line}: <{tag} {attr}=\"{val}\">: "
+                            f"{os.path.relpath(path, basedir)} does not exist")
+        elif url.fragment and path.endswith(".html"):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                q = LinkParser()
+                q.feed(f.read())
+            if urllib.parse.unquote(url.fragment) not in set(q.ids):
+                counts["broken"] += 1
+                problems.append(f"line {line}: {val}: no such anchor")
+    return counts, problems
+
+
+def written_at(frag, sources):
+    """Where the sources link to #frag: ['chapters/x.nw:12', ...]."""
+    out = []
+    pat = re.compile(r"\(#" + re.escape(frag) + r"\)")
+    for src in sources:
+        try:
+            with open(os.path.join(TOP, src), encoding="utf-8") as f:
+                for no, line in enumerate(f, 1):
+                    if pat.search(line):
+                        out.append(f"{src}:{no}")
+        except OSError:
+            pass
+    return out
+
+
+def check_tex_links(tex):
+    """\\hyperlink targets without a \\hypertarget (pandoc and our post-pass)."""
+    targets = set(re.findall(r"\\hypertarget\{([^}]*)\}", tex))
+    links = re.findall(r"\\hyperlink\{([^}]*)\}", tex)
+    missing = sorted({t for t in links if t not in targets})
+    return {"links": len(links), "targets": len(targets), "broken": len(missing)}, missing
+
+
+# ---------------------------------------------------------------------------
+# Gaps
+
+def gap_problems(traces):
+    """Problems of the requirement -> chunk -> check chain: a gap that is
+    not accepted, a chunk name no chunk has."""
+    out = []
+    for t in traces:
+        for g in t.gaps:
+            if not t.req.accepted:
+                out.append(f"req-{t.req.id} ({t.req.where}): {g} (add it, or mark the "
+                           "gap accepted=\"reason\")")
+        for n in t.unknown:
+            out.append(f"req-{t.req.id} ({t.req.where}): impl names <<{n}>>, which "
+                       "no chunk defines")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Chunks in the HTML
+
+def chunk_problems(book, html_text):
+    """Every chunk has its div and every line of its code is in the HTML."""
+    problems = []
+    text_of = {}
+    for m in re.finditer(r'<div id="([^"]+)" class="chunk">(.*?)<div class="chunk-xref">',
+                         html_text, re.S):
+        body = re.sub(r"<[^>]+>", "", m.group(2))
+        text_of[m.group(1)] = html.unescape(body)
+    for c in book.chunks:
+        if c.label not in text_of:
+            problems.append(f"<<{c.name}>> ({c.src}:{c.line}): no chunk with id "
+                            f"{c.label} in the HTML")
+            continue
+        have = text_of[c.label]
+        for no, line in enumerate(c.lines):
+            if any(p[0] == "use" for p in line):
+                names = [p[1] for p in line if p[0] == "use"]
+                for n in names:
+                    plain = re.sub(r"\[\[(.*?)\]\](?!\])", r"\1", n)
+                    if plain not in have:
+                        problems.append(f"<<{c.name}>>: the use of <<{n}>> is missing")
+                continue
+            s = "".join(p[1] for p in line).expandtabs(8).rstrip()
+            if s.strip() and s not in have:
+                problems.append(f"<<{c.name}>> ({c.src}:{c.line + 1 + no}): line "
+                                f"{s.strip()[:60]!r} is missing from the HTML")
+                break
+    return problems
+
+
+# ---------------------------------------------------------------------------
+# Chromium
+
+DOM_QUERY = """(() => {
+    const ids = new Set([...document.querySelectorAll('[id]')].map(e => e.id));
+    const links = [...document.querySelectorAll('a[href^="#"]')];
+    const bad = links.filter(a => !ids.has(decodeURIComponent(
+        a.getAttribute('href').slice(1)))).map(a => a.getAttribute('href'));
+    const imgs = [...document.images].filter(i => !i.complete ||
+        i.naturalWidth === 0).map(i => i.getAttribute('src'));
+    const chunks = [...document.querySelectorAll('div.chunk')];
+    const pick = chunks.find(c => c.querySelector('.chunk-xref') &&
+        /Used in/.test(c.textContent) && /Defines/.test(c.textContent) &&
+        /Tangles to/.test(c.textContent) && /Meets/.test(c.textContent) &&
+        c.querySelector('a.chunk-use')) || chunks[0];
+    return {links: links.length, bad: bad.slice(0, 20), nbad: bad.length,
+            images: document.images.length, badimg: imgs,
+            chunks: chunks.length, pick: pick ? pick.id : null,
+            css: getComputedStyle(document.querySelector('div.chunk') ||
+                 document.body).borderLeftStyle,
+            title: document.title};
+})()"""
+BROWSER_TITLE = "headless Chromium loads the book without errors"
+
+
+def live_page(url, outdir):
+    """(problems, DOM facts, {name: screenshot}) of the page loaded in
+    headless Chromium; the screenshot of one chunk with its
+    cross-references is taken there, after scrolling to it."""
+    shots = {}
+    with browser.Browser() as b:
+        b.open_page()
+        b.viewport(1280, 900)
+        b.navigate(url)
+        b.drain(0.5)
+        info = b.evaluate(DOM_QUERY)
+        if info.get("pick"):
+            b.evaluate(f"document.getElementById({json.dumps(info['pick'])})"
+                       ".scrollIntoView({block: 'start'}); true")
+            b.drain(0.3)
+            shots["chunk"] = b.screenshot(os.path.join(outdir, "screenshot-chunk.png"))
+        b.drain(0.3)
+        return b.problems(), info, shots
+
+
+def screenshots(url, outdir):
+    """The first page on a laptop and on a phone, from the command line."""
+    return {name: browser.screenshot(url, os.path.join(outdir, f"screenshot-{name}.png"),
+                                     w, h, scale)
+            for name, w, h, scale in (("first-page", 1280, 900, 1),
+                                      ("phone", 390, 844, 2))}
+
+
+def browser_check(outdir):
+    if not os.path.exists(browser.CHROMIUM):
+        return check("book.browser", BROWSER_TITLE, "skip",
+                     f"{browser.CHROMIUM} is not installed (make deps-book)")
+    url = "file://" + urllib.parse.quote(os.path.abspath(os.path.join(outdir, "book.html")))
+    t0 = time.time()
+    try:
+        problems, info, shots = live_page(url, outdir)
+        shots.update(screenshots(url, outdir))
+    except Exception as e:
+        return check("book.browser", BROWSER_TITLE, "fail",
+                     f"Chromium: {type(e).__name__}: {e}")
+    if info.get("badimg"):
+        problems.append(f"images that did not load: {', '.join(info['badimg'][:5])}")
+    if info.get("css") in (None, "", "none"):
+        problems.append("book.css did not apply (div.chunk has no border)")
+    # Unresolved in-page links are book.links.html's to report; counted here.
+    counts = {"console_errors": len([p for p in problems
+                                     if not p.startswith(("images", "book.css"))]),
+              "links_checked_in_dom": info.get("links", 0),
+              "links_unresolved": info.get("nbad", 0),
+              "images": info.get("images", 0), "chunks_in_dom": info.get("chunks", 0),
+              "screenshots": len(shots), "seconds": round(time.time() - t0, 1)}
+    c = check("book.browser", BROWSER_TITLE, "fail" if problems else "pass",
+              "; ".join(problems)[:1500] or None, counts)
+    c.extra = {"screenshots": {k: config.display(v) for k, v in shots.items()},
+               "screenshot_chunk": info.get("pick")}
+    return c
+
+
+# ---------------------------------------------------------------------------
+# The checks
+
+def build_check(rc, err, info):
+    title = "the book builds (HTML, PDF) without warnings"
+    if rc != 0 or info is None:
+        tail = [ln for ln in err.splitlines() if ln.strip()][-3:]
+        return check("book.build", title, "fail",
+                     f"the build failed (exit {rc}): " + " | ".join(tail))
+    html_path, pdf_path = os.path.join(OUT, "book.html"), os.path.join(OUT, "book.pdf")
+    warns = [w for w in info["warnings"] if w["stage"] not in BUILD_STAGES_LINK]
+    by = {}
+    for w in warns:
+        by[w["stage"]] = by.get(w["stage"], 0) + 1
+    missing = [p for p in (html_path, pdf_path)
+               if not os.path.exists(p) or not os.path.getsize(p)]
+    reason = "; ".join(f"{w['stage']}: {w['message']}" for w in warns[:8])
+    if missing:
+        reason = (f"missing or empty: {', '.join(config.display(p) for p in missing)}; "
+                  + reason)
+    counts = {"warnings": len(warns), **{f"warnings_{k}": v for k, v in by.items()},
+              "chunks": len(info["chunks"]), "seconds": info["seconds"],
+              "pdf_bytes": os.path.getsize(pdf_path) if os.path.exists(pdf_path) else 0}
+    return check("book.build", title, "fail" if warns or missing else "pass",
+                 reason or None, counts)
+
+
+def html_links_check(html_text, sources):
+    title = "every link and anchor of book.html resolves"
+    if html_text is None:
+        return check("book.links.html", title, "fail", "book.html was not written")
+    counts, problems = check_links(html_text, OUT)
+    for i, p in enumerate(problems):
+        m = re.search(r"no element has id '([^']*)'", p)
+        where = written_at(m.group(1), sources) if m else []
+        if where:
+            problems[i] = p + f" (linked from {', '.join(where[:3])})"
+    return check("book.links.html", title, "fail" if problems else "pass",
+                 "; ".join(problems[:10]) or None, counts)
+
+
+def pdf_links_check(info):
+    title = "every internal link of the PDF has its target"
+    tex_path = os.path.join(OUT, "latex/book.tex")
+    if not os.path.exists(tex_path) or info is None:
+        return check("book.links.pdf", title, "fail", "no LaTeX output (latex/book.tex)")
+    with open(tex_path, encoding="utf-8") as f:
+        counts, missing = check_tex_links(f.read())
+    latex_link = [w["message"] for w in info["warnings"] if w["stage"] == "latex-link"]
+    counts["latex_reference_warnings"] = len(latex_link)
+    problems = [f"\\hyperlink{{{m}}} has no \\hypertarget" for m in missing[:10]]
+    problems += latex_link[:10]
+    return check("book.links.pdf", title, "fail" if problems else "pass",
+                 "; ".join(problems) or None, counts)
+
+
+def chunks_check(conf, book, html_text):
+    markup, _ = noweb.run([noweb.MARKUP, "-t"] + conf.sources)
+    ndefs = sum(1 for ln in markup.split("\n") if ln.startswith("@defn "))
+    problems = chunk_problems(book, html_text or "")
+    if ndefs != len(book.chunks):
+        problems.insert(0, f"markup sees {ndefs} chunk definitions, the renderer "
+                        f"{len(book.chunks)}")
+    found = len(re.findall(r'<div id="[^"]+" class="chunk">', html_text or ""))
+    return check("book.chunks", "every chunk of the sources is in the HTML",
+                 "fail" if problems else "pass", "; ".join(problems[:8]) or None,
+                 {"chunks": ndefs, "in_html": found,
+                  "lines_checked": sum(len(c.lines) for c in book.chunks)})
+
+
+def gaps_check(conf, book):
+    title = "every requirement has a chunk and a check, every impl chunk exists"
+    report, _ = booktrace.load_report(TOP)
+    try:
+        traces = booktrace.requirements(conf, book, report, TOP)
+    except ValueError as e:
+        return check("book.trace.gaps", title, "fail", f"requirement blocks: {e}")
+    problems = gap_problems(traces)
+    not_in_report = sorted({cid for t in traces for cid, st, _ in t.checks if st is None})
+    counts = {"requirements": len(traces),
+              "gaps": sum(1 for t in traces if t.gaps and not t.req.accepted),
+              "accepted_gaps": sum(1 for t in traces if t.gaps and t.req.accepted),
+              "unknown_chunks": sum(len(t.unknown) for t in traces),
+              "checks_named": sum(len(t.checks) for t in traces),
+              "checks_not_in_report": len(not_in_report),
+              "report": "present" if report else "absent"}
+    reason = "; ".join(problems[:10])
+    if not problems and not_in_report:
+        reason = ("(not a failure) checks named by requirements but absent from "
+                  "the last report: " + ", ".join(not_in_report[:10]))
+    return check("book.trace.gaps", title, "fail" if problems else "pass",
+                 reason or None, counts)
+
+
+def lines_check(conf, book):
+    outs = booktrace.trace_outputs(TOP, conf, book)
+    untraced = [(o.path, ln.no) for o in outs for ln in o.lines if ln.kind == "untraced"]
+    counts = {"files": len(outs), "lines": sum(len(o.lines) for o in outs),
+              "from_book": sum(o.count("book") for o in outs),
+              "context": sum(o.count("context") for o in outs),
+              "generated": sum(o.count("generated") for o in outs),
+              "untraced": len(untraced)}
+    title = "every line of tangled/ that the book writes traces back to a chunk"
+    if untraced:
+        first = {}
+        for p, n in untraced:
+            first.setdefault(p, n)
+        return check("book.trace.lines", title, "fail",
+                     "lines of tangled/ the book does not produce (tangled/ is stale: "
+                     "run make tangle): " + "; ".join(f"{os.path.basename(p)} line {n}"
+                                                      for p, n in first.items()), counts)
+    if not outs:
+        return check("book.trace.lines", title, "skip", "tangled/ holds no files", counts)
+    return check("book.trace.lines", title, "pass", None, counts)
+
+
+def source_checks(conf, html_text):
+    """The checks that need the book as noweb sees it."""
+    try:
+        book, _ = nwbook.front_end(conf.sources, conf, cwd=TOP)
+    except noweb.NowebError as e:
+        return [check("book.chunks", "every chunk of the sources is in the HTML",
+                      "fail", f"noweb: {e}")]
+    return [chunks_check(conf, book, html_text), gaps_check(conf, book),
+            lines_check(conf, book)]
+
+
+def run(args):
+    t0 = time.time()
+    rc, err = 0, ""
+    if not args.no_build:
+        r = subprocess.run([config.PY, "-m", "harness", "book"], cwd=TOP,
+                           capture_output=True, text=True)
+        rc, err = r.returncode, r.stderr
+        sys.stderr.write(r.stderr)
+        sys.stdout.write(r.stdout)
+    info = files.read_json(os.path.join(OUT, "build.json"))
+    html_path = os.path.join(OUT, "book.html")
+    html_text = open(html_path, encoding="utf-8").read() if os.path.exists(html_path) else None
+    conf = confmod.load()
+    checks = [build_check(rc, err, info), html_links_check(html_text, conf.sources),
+              pdf_links_check(info)] + source_checks(conf, html_text)
+    if args.no_browser:
+        checks.append(check("book.browser", BROWSER_TITLE, "skip", "--no-browser"))
+    elif html_text is not None:
+        checks.append(browser_check(OUT))
+    else:
+        checks.append(check("book.browser", BROWSER_TITLE, "fail", "book.html was not written"))
+    files.write_json(args.json, as_dicts(checks))
+    n = {s: sum(1 for c in checks if c.status == s) for s in ("pass", "fail", "skip")}
+    for c in checks:
+        if c.status != "pass":
+            print(f"book-check: {c.status.upper()} {c.id}: {(c.reason or '')[:400]}",
+                  file=sys.stderr)
+    print(f"book-check: {n['pass']} passed, {n['fail']} failed, {n['skip']} skipped "
+          f"in {time.time() - t0:.1f} s -> {config.display(args.json)}")
+    return 1 if n["fail"] else 0
+
+
+def register(sub):
+    p = sub.add_parser("book-check", help="render the book and check it")
+    p.add_argument("--no-build", action="store_true", help="check the last build")
+    p.add_argument("--no-browser", action="store_true", help="skip the Chromium check")
+    p.add_argument("--json", default=os.path.join(OUT, "book-checks.json"),
+                   help="where the checks go")
+    p.set_defaults(func=run)

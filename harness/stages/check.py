@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make check: every test of the project, one summary line at the end.
+
+Steps (each runs even if an earlier one failed, so the summary is whole;
+each is a `python3 -m harness` verb in a process of its own):
+
+  1. the tangle lint                       host.tangle.lint
+  2. the drift check: tangled/ == book     host.tangle.drift
+  3. checkpatch --strict on each patch     host.checkpatch.<patch>
+  4. Debian's config: test options off     host.prodconfig.test-options-off
+  5. the SP 800-90B assessor on NIST's eight reference files  entropy.kat.*
+     the host unit tests (tests/)          host.unit.*
+  6. the test and the debug kernel, then conform on both
+  7. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
+                                           everything in report.json
+
+The host results are merged into build/conformance/report.json, and the
+last line printed is "N passed, N failed, N skipped", summed over all.
+"""
+
+import os
+import subprocess
+import time
+
+from ..base import conf as confmod
+from ..base import config, files
+from ..base import reqs as reqsmod
+from ..base.checks import Check, summarize
+from ..base.report import as_dicts, write_all
+
+OUT = config.build("check")
+REPORT = config.build("conformance/report.json")
+
+
+def step(title):
+    print(f"\n== check: {title}", flush=True)
+
+
+def harness(*args):
+    return [config.PY, "-m", "harness"] + list(args)
+
+
+def run(cmd):
+    t0 = time.time()
+    r = subprocess.run(cmd, cwd=config.TOP)
+    return r.returncode, round(time.time() - t0, 1)
+
+
+def rc_check(cid, title, rc, reason):
+    if rc == 0:
+        return Check.passed(cid, title, origin="host")
+    return Check.failed(cid, title, reason, origin="host")
+
+
+def json_checks(path, what, fallback_id):
+    """The checks a step wrote to path, or one failure saying it did not."""
+    data = files.read_json(path, kind=list)
+    if data is None:
+        return [Check.failed(fallback_id, f"{what} ran", f"{what} did not run or "
+                             f"wrote no results ({config.display(path)})", origin="host")]
+    return [Check.from_dict(d) for d in data]
+
+
+def fresh_json(name):
+    path = os.path.join(OUT, name)
+    if os.path.exists(path):
+        os.unlink(path)
+    return path
+
+
+class Run:
+    def __init__(self):
+        self.checks, self.timings = [], {}
+        self.t0 = time.time()
+
+    def timed(self, key, cmd):
+        rc, self.timings[key] = run(cmd)
+        return rc
+
+
+def host_steps(r):
+    step("tangle lint")
+    r.checks.append(rc_check("host.tangle.lint", "noweb lint: roots, undefined chunks, "
+                             "literal <<, trailing blanks, literal lines in edit scripts",
+                             r.timed("lint", harness("lint")), "the lint found problems "
+                             "(see above)"))
+    step("drift: tangled/ is what the book makes")
+    r.checks.append(rc_check("host.tangle.drift", "tangled/ equals a fresh tangle, byte "
+                             "for byte", r.timed("drift", harness("drift")),
+                             "tangled/ differs from the book (build/drift/diff.txt)"))
+    step("checkpatch --strict")
+    path = fresh_json("checkpatch.json")
+    r.timed("checkpatch", harness("checkpatch", "--json", path))
+    r.checks += json_checks(path, "checkpatch", "host.checkpatch")
+    step("production config: test options off")
+    path = fresh_json("prodconfig.json")
+    r.timed("prodconfig", harness("prodconfig", "check", "--json", path))
+    r.checks += json_checks(path, "prodconfig", "host.prodconfig.test-options-off")
+    step("SP 800-90B assessor against NIST's reference results")
+    path = fresh_json("entropy-kat.json")
+    r.timed("entropy-kat", harness("entropy-kat", "--json", path))
+    r.checks += json_checks(path, "entropy-kat", "entropy.kat")
+    step("host unit tests")
+    path = fresh_json("host-tests.json")
+    r.timed("host-tests", harness("host-tests", "--json", path))
+    r.checks += json_checks(path, "the host tests", "host.unit")
+
+
+def kernel_steps(r):
+    """Both kernels and conform on them; the report of conform, or None."""
+    step("kernels: the test kernel (make kernel) and the debug kernel")
+    if r.timed("kernel-test", harness("tangle")) or \
+            run(harness("kernel", "apply"))[0] or run(harness("kernel", "build", "test"))[0]:
+        r.checks.append(Check.failed("host.kernel.test", "the test kernel builds",
+                                     "the test kernel did not build (see above)",
+                                     origin="host"))
+    rc_dbg = r.timed("kernel-debug", harness("kernel", "build", "debug"))
+    if rc_dbg:
+        r.checks.append(Check.failed("host.kernel.debug", "the debug kernel builds",
+                                     "the debug kernel did not build (see above)",
+                                     origin="host"))
+    step("conform on both kernels")
+    variants = "test" + (",debug" if rc_dbg == 0 else "")
+    rc = r.timed("conform", harness("conform", "--variants", variants))
+    rep = files.read_json(REPORT)
+    if rep is None or os.path.getmtime(REPORT) < r.t0:
+        r.checks.append(Check.failed("host.conform", "conform writes its report",
+                                     f"conform wrote no report this run; exit {rc}",
+                                     origin="host"))
+        return None
+    if rc != 0 and rep["summary"]["failed"] == 0:
+        r.checks.append(Check.failed("host.conform", "conform exits as its report says",
+                                     f"conform exited {rc} without a failed check",
+                                     origin="host"))
+    return rep
+
+
+def merge(r, rep):
+    """Fold the host-side checks into report.json (rewriting .md, .xml);
+    the summary over everything."""
+    req_map = reqsmod.by_test(reqsmod.read(confmod.load().sources))
+    for c in r.checks:
+        c.requirements = reqsmod.for_check(req_map, c.id)
+    files.write_json(os.path.join(OUT, "host-checks.json"), as_dicts(r.checks))
+    if rep is None:
+        return summarize(r.checks)
+    ids = {c.id for c in r.checks}
+    rep["checks"] = [c for c in rep["checks"] if c["id"] not in ids] + as_dicts(r.checks)
+    rep["check_timings_s"] = r.timings
+    rep["check_duration_s"] = round(time.time() - r.t0, 1)
+    for c in rep["checks"]:
+        c.setdefault("requirements", [])
+    write_all(rep, os.path.dirname(REPORT))
+    return rep["summary"]
+
+
+def book_step(r, rep):
+    # The book is rendered after everything else has reported, so that its
+    # traceability matrix shows this run; its own checks are merged last.
+    merge(r, rep)
+    step("the rendered book: build, links, chunks, traceability, browser")
+    r.timed("book-deps", ["tools/deps.sh", "book"])
+    if r.timed("examples", harness("examples")):
+        r.checks.append(Check.failed("host.examples", "the worked example's data is "
+                                     "computed", "python3 -m harness examples failed "
+                                     "(see above)", origin="host"))
+    path = fresh_json("book-checks.json")
+    r.timed("book", harness("book-check", "--json", path))
+    r.checks += json_checks(path, "the book checks", "book.check")
+
+
+def check(args):
+    r = Run()
+    os.makedirs(OUT, exist_ok=True)
+    host_steps(r)
+    rep = kernel_steps(r)
+    book_step(r, rep)
+    total = merge(r, rep)
+    print(f"\ncheck: {round(time.time() - r.t0)} s "
+          f"({', '.join(f'{k} {v} s' for k, v in r.timings.items())})")
+    for c in (rep["checks"] if rep else as_dicts(r.checks)):
+        if c["status"] == "fail":
+            print(f"FAIL {c['id']}: {c.get('reason', '')[:200]}")
+    print(f"{total['passed']} passed, {total['failed']} failed, "
+          f"{total['skipped']} skipped")
+    return 1 if total["failed"] else 0
+
+
+def register(sub):
+    p = sub.add_parser("check", help="every test; ends with 'N passed, N failed, N skipped'")
+    p.set_defaults(func=check)

@@ -1,0 +1,332 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make conform, after the kernel is built: boot it, judge, report.
+
+Builds the guest's static /init, packs an initramfs per boot, boots the
+kernel under QEMU once per entry of the boot plan (plan.py), hands what
+each boot left behind (console log, results channel) to the judges, and
+writes build/conformance/report.{json,md,xml}.  Exits 1 when any check
+fails.  Never loads anything into the host's kernel.
+"""
+
+import datetime
+import os
+import platform
+import re
+import threading
+import time
+
+from ..base import conf as confmod
+from ..base import config, files, guest, initramfs, kcache, proc, qemu, records
+from ..base import reqs as reqsmod
+from ..base.checks import Check, validate
+from ..base.report import write_all
+from ..judges import boot as boot_judge
+from ..judges import (cavs_judge, cavs_pack, figures, hardening, kernel_log, kmemleak,
+                      kunit, seed_trace, seeds)
+from .plan import BASE_APPEND, BOOTS
+
+PACKAGES = ["linux-source-6.1", "linux-config-6.1", "qemu-system-x86", "noweb",
+            "pandoc", "gcc-12", "git"]
+PREFIXES = ("debug.", "fips.", "nojent.")
+
+
+def say(msg):
+    config.say("conform", msg)
+
+
+def module_files(build, bdir):
+    """The .ko files of a modules build, and /lib/modules/order (the Jitter
+    RNG first, so that the DRBG finds it when its self-tests instantiate)."""
+    with open(os.path.join(build, "modules.order")) as f:
+        order = [re.sub(r"\.o$", ".ko", ln.strip()) for ln in f if ln.strip()]
+    by_name = {os.path.basename(m)[:-3].replace("-", "_"): m for m in order}
+
+    def depends(m):
+        with open(os.path.join(build, m), "rb") as f:
+            hit = re.search(rb"depends=([^\0]*)\0", f.read())
+        return [d for d in (hit.group(1).decode().split(",") if hit else []) if d]
+
+    # The modules under test and what they depend on; nothing else (other
+    # modules of the build drive hardware the guest does not have).
+    # (hmac and ctr are requested by name at run time, not linked to.)
+    wanted, todo = [], ["jitterentropy_rng", "hmac", "ctr", "drbg", "jitterentropy_kunit"]
+    while todo:
+        name = todo.pop(0).replace("-", "_")
+        if name in by_name and by_name[name] not in wanted:
+            wanted.append(by_name[name])
+            todo += depends(by_name[name])
+    order = [m for m in order if m in wanted]
+    order.sort(key=lambda m: (0 if "jitterentropy_rng" in m else
+                              2 if "kunit" in m else 1))
+    out = {f"lib/modules/{os.path.basename(m)}": os.path.join(build, m) for m in order}
+    listing = os.path.join(bdir, "modules-order.txt")
+    files.write_text(listing, "".join(os.path.basename(m) + "\n" for m in order))
+    out["lib/modules/order"] = listing
+    return out
+
+
+def boot_info(spec, b, recs, accel, append):
+    """What report.json says about one boot."""
+    env = next((r for r in recs if r.get("type") == "env"), {})
+    return {"name": spec["name"], "title": spec["title"], "outcome": b.outcome,
+            "expect": spec["expect"], "seconds": b.seconds, "accel": accel,
+            "cpu": b.argv[b.argv.index("-cpu") + 1] if "-cpu" in (b.argv or []) else "?",
+            "smp": 2, "qemu": b.command_line() if b.argv else "",
+            "append": append, "rdrand": env.get("rdrand"), "rdseed": env.get("rdseed"),
+            "virtio_rng": "virtio-rng" in " ".join(b.argv or []),
+            "crng_ready_at_init": env.get("crng_ready_at_init"),
+            "crng_ready_at_end": next((r.get("ready") for r in recs
+                                       if r.get("type") == "crng"), None),
+            "release": env.get("release"),
+            "console_log": config.display(b.console),
+            "results_log": config.display(b.results)}
+
+
+def judge_boot(spec, b, recs, src):
+    """Every check of one finished boot."""
+    name = spec["name"]
+    checks = boot_judge.outcome(b, spec)
+    if spec["expect"] == "hung":
+        return checks
+    if os.path.exists(b.console):
+        checks.append(kernel_log.check(b.console, name))
+        if spec["expect"] == "end" and spec.get("kunit", True):
+            checks += kunit.checks(b.console, name, src)
+    checks += boot_judge.guest(recs, name)
+    checks += seed_trace.checks(recs, spec.get("jent", True))
+    checks += boot_judge.console(b.console, name, spec.get("console_re", []))
+    if "conform.kmemleak=1" in spec["append"]:
+        checks.append(kmemleak.check(recs, name))
+    if spec.get("cavs_meta") is not None:
+        checks += cavs_judge.checks(recs, spec["cavs_meta"])
+    for c in checks:
+        c.boot = c.boot or name
+    return checks
+
+
+def run_boot(spec, accel, bzimage, init, src, outdir):
+    """Boot one plan entry; (info for report.json, [Check])."""
+    name = spec["name"]
+    bdir = os.path.join(outdir, "boots", name)
+    os.makedirs(bdir, exist_ok=True)
+    data = dict(spec.get("files", {}))
+    if spec.get("modules"):
+        data.update(module_files(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.dirname(bzimage)))), bdir))
+    rd = initramfs.write(os.path.join(bdir, "initramfs.cpio"), init, data, src=src)
+    append = f"{BASE_APPEND} conform.mode={spec['mode']} {spec['append']}".strip()
+    say(f"boot {name}: {spec['title']} (timeout {spec['timeout']} s, {accel})")
+    b = qemu.boot(name, bzimage, rd, append, bdir, spec["timeout"], accel=accel,
+                  expect=spec["expect"])
+    say(f"boot {name}: {b.outcome} after {b.seconds} s"
+        + (f": {b.detail}" if b.detail else ""))
+    recs = records.read(b.results)
+    return boot_info(spec, b, recs, accel, append), judge_boot(spec, b, recs, src)
+
+
+def prepare_cavs(spec, outdir):
+    """Pack the CAVS records for a boot with "cavs": True (see cavs_pack)."""
+    dirs = cavs_pack.vector_dirs_from_env()
+    say(f"cavs: packing the records under {':'.join(config.display(d) for d in dirs)}")
+    pack, meta = cavs_pack.prepare(dirs, os.path.join(outdir, "cavs"))
+    n = sum(s["records"] for s in meta["sections"] if not s["selftest"])
+    say(f"cavs: {n} applicable records, host model {meta['model_seconds']} s, "
+        f"pack {meta['pack_bytes']} bytes")
+    return dict(spec, files={**spec.get("files", {}), "data/cavs.pack": pack},
+                cavs_meta=meta)
+
+
+def run_plan(plan, jobs, one, prepare):
+    """Call one(i, spec) for every boot of plan (spec = prepare(plan[i])).
+
+    Boots run side by side, at most jobs at a time (a guest keeps about
+    one host CPU busy on average), started in the plan's order.  A "solo"
+    boot runs alone, because its timings are data (the main boot's Jitter
+    RNG samples feed the book's figures); a "background" one idles and
+    takes no slot.  one() stores its own result, so the plan's order is
+    kept whatever ends first.  Returns when every boot has ended."""
+    running, background = [], []
+    for i, spec in enumerate(plan):
+        spec = prepare(spec)
+        if spec.get("background"):
+            t = threading.Thread(target=one, args=(i, spec), daemon=True)
+            t.start()
+            background.append(t)
+            continue
+        solo = spec.get("solo") or jobs <= 1
+        while running and (solo or len(running) >= jobs):
+            running[0].join(0.05)
+            running = [t for t in running if t.is_alive()]
+        if solo:
+            one(i, spec)
+            continue
+        t = threading.Thread(target=one, args=(i, spec), daemon=True)
+        t.start()
+        running.append(t)
+    for t in running + background:
+        t.join()
+
+
+def select_plan(only, variants):
+    """The plan entries to boot: those of the variants (optional ones only
+    when named), or exactly those named; an unknown name is an error."""
+    known = {b["name"] for b in BOOTS}
+    unknown = [n for n in only if n not in known]
+    if unknown:
+        config.die("conform", f"BOOTS names no boot {', '.join(map(repr, unknown))} "
+                   f"(known: {', '.join(sorted(known))})")
+    plan = [b for b in BOOTS if b.get("variant", "test") in variants and
+            (b["name"] in only if only or b.get("optional") else True)]
+    if not plan:
+        config.die("conform", f"no boot of {', '.join(only)} runs on the kernel "
+                   f"variant(s) {', '.join(variants)}")
+    return plan
+
+
+def images(version, variants):
+    out = {}
+    for v in variants:
+        b = os.path.join(kcache.tree_dir(version), f"build-{v}")
+        img = os.path.join(b, "arch/x86/boot/bzImage")
+        if not os.path.exists(os.path.join(b, "build.ok")) or not os.path.exists(img):
+            config.die("conform", f"no finished {v} kernel in {b}: run 'make kernel'"
+                       + (f" and 'python3 -m harness kernel build {v}'" if v != "test" else ""))
+        out[v] = img
+    return out
+
+
+def harness_error(spec, accel):
+    name = spec["name"]
+    return ({"name": name, "title": spec["title"], "outcome": "harness-error",
+             "accel": accel, "expect": spec["expect"], "seconds": None,
+             "variant": spec.get("variant", "test")},
+            [Check.failed(f"boot.{name}", f"boot {name} ran", "the harness failed "
+                          "while running this boot (see the traceback above)",
+                          boot=name)])
+
+
+def boot_all(plan, args, imgs, init, src):
+    """Run the plan; [(info, [Check])] in plan order."""
+    results = [None] * len(plan)
+
+    def one(i, spec):
+        variant = spec.get("variant", "test")
+        info, cs = run_boot(spec, args.accel, imgs[variant], init, src, args.out)
+        info["variant"] = variant
+        prefix = spec.get("prefix", variant if variant != "test" else None)
+        if prefix:
+            for c in cs:
+                if not c.id.startswith("boot."):
+                    c.id = f"{prefix}.{c.id}"
+        results[i] = (info, cs)
+
+    try:
+        run_plan(plan, args.jobs, one, lambda spec: prepare_cavs(spec, args.out)
+                 if spec.get("cavs") else spec)
+    finally:
+        qemu.stop_all()
+    return [r if r is not None else harness_error(plan[i], args.accel)
+            for i, r in enumerate(results)]
+
+
+def figure_checks(boots, args, started, release):
+    """The book's figures from this run (judges/figures.py): the Jitter
+    RNG's time stamps recorded in the main boot, replayed by the host
+    model, and the host's own runs.  Runs after every boot, so that no
+    host measurement shares the CPUs with QEMU."""
+    main = next((b for b in boots if b["name"] == "main"), None)
+    if not main:
+        return []
+    say("figures: replaying the Jitter RNG's recorded read, host runs")
+    recs = records.read(config.top(main["results_log"]))
+    run = {"started": started, "kernel": release, "accel": args.accel, "boot": "main",
+           "source": "jitterentropy_rng/record in the test kernel, boot main; "
+                     "host runs of the tangled core (conformance/jitter)"}
+    checks, written = figures.figure_checks_and_files(recs, run, args.out,
+                                                      config.build("figures"))
+    for fid, path in written.items():
+        say(f"figures: {fid}: {config.display(path)}")
+    return checks
+
+
+def tag_requirements(checks, conf):
+    req_map = reqsmod.by_test(reqsmod.read(conf.sources))
+    for c in checks:
+        base = c.id.split(".", 1)[1] if c.id.startswith(PREFIXES) else c.id
+        c.requirements = reqsmod.for_check(req_map, base)
+    for p in validate(checks):
+        checks.append(Check.failed(f"harness.report.{len(checks)}", "a check record "
+                                   "of this run is well formed",
+                                   f"malformed check record: {p}"))
+
+
+def kernel_facts(version, conf, build):
+    with open(os.path.join(build, "include/config/kernel.release")) as f:
+        release = f.read().strip()
+    built = files.read_json(os.path.join(build, "build.ok")) or {}
+    return {"release": release, "base": f"linux-source-6.1 {version}",
+            "pinned_base": conf.base_version, "series_head": built.get("head"),
+            "config_sha256": files.sha256_file(os.path.join(build, ".config")),
+            "build_dir": build}
+
+
+def conform(args):
+    t0 = time.time()
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    conf = confmod.load()
+    version, src = kcache.ensure_pristine(conf=conf)
+    variants = [v for v in args.variants.split(",") if v]
+    plan = select_plan([n for n in args.only.split(",") if n], variants)
+    imgs = images(version, variants)
+    build = os.path.join(kcache.tree_dir(version), "build-test")
+    os.makedirs(args.out, exist_ok=True)
+    init = guest.build()
+    results = boot_all(plan, args, imgs, init, src)
+    boots = [info for info, _ in results]
+    checks = [c for _, cs in results for c in cs]
+    seed_table = None
+    console = os.path.join(args.out, "boots", "drbg", "console.log")
+    if any(b["name"] == "drbg" for b in boots) and os.path.exists(console):
+        seed_table, seed_check = seeds.seed_lengths([console])
+        checks.append(seed_check)
+    kernel = kernel_facts(version, conf, build)
+    checks += figure_checks(boots, args, started, kernel["release"])
+    h = hardening.summary(checks)
+    checks.append(hardening.check(h, "debug" in variants))
+    tag_requirements(checks, conf)
+    rep = {"schema": 1, "started": started, "duration_s": round(time.time() - t0, 1),
+           "host": {"nproc": os.cpu_count(), "machine": platform.machine(),
+                    "cpu_model": proc.cpu_model(), "python": platform.python_version()},
+           "packages": {p: proc.dpkg_version(p) for p in PACKAGES},
+           "kernel": kernel,
+           "tangled": files.tree_hashes(config.top("tangled"), config.TOP),
+           "boots": boots, "drbg_seed_lengths": seed_table, "hardening": h,
+           "checks": checks}
+    write_all(rep, args.out)
+    s = rep["summary"]
+    for c in rep["checks"]:
+        if c["status"] == "fail":
+            say(f"FAIL {c['id']}: {c.get('reason', '')[:300]}")
+    say(f"{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped "
+        f"({len(boots)} boot(s), {rep['duration_s']} s); report: "
+        f"{config.display(args.out)}/report.{{json,md,xml}}")
+    return 1 if s["failed"] else 0
+
+
+def add_arguments(p):
+    p.add_argument("--accel", default=os.environ.get("ACCEL") or "tcg",
+                   choices=["tcg", "kvm"])
+    p.add_argument("--only", default=os.environ.get("BOOTS", ""),
+                   help="boot only these plan entries (comma-separated names)")
+    p.add_argument("--out", default=config.build("conformance"))
+    p.add_argument("--jobs", type=int, default=int(os.environ.get("CONFORM_JOBS") or 2),
+                   help="guests booted side by side (default 2; 1 boots them one "
+                        "after another)")
+    p.add_argument("--variants", default=os.environ.get("VARIANTS") or "test",
+                   help="kernel variants to boot, e.g. test,debug")
+
+
+def register(sub):
+    p = sub.add_parser("conform", help="boot the built kernel(s) and write the report")
+    add_arguments(p)
+    p.set_defaults(func=conform)

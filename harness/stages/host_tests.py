@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The verb host-tests: the unit tests of tests/, each recorded as a check.
+
+Each test method becomes a check host.unit.<module>.<Class>.<method>,
+where <module> is the test file's name without "test_" (tests/ mirrors
+the package, so the directory adds nothing to the id).  Every outcome
+reaches the count and the exit status: a failing or erroring subTest
+fails its test (once, with every failing subcase in the reason), and an
+unexpected success is a failure too.
+"""
+
+import os
+import sys
+import time
+import unittest
+
+from ..base import config, files
+
+TESTS = config.top("tests")
+
+
+def check_id(test):
+    parts = test.id().split(".")
+    # tests.<layer>.test_<module>.<Class>.<method>
+    while parts and not parts[0].startswith("test_"):
+        parts.pop(0)
+    if parts and parts[0].startswith("test_"):
+        parts[0] = parts[0][len("test_"):]
+    return "host.unit." + ".".join(parts)
+
+
+class Recorder(unittest.TextTestResult):
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.records = {}
+
+    def _rec(self, test, status, reason=None):
+        cid = check_id(test)
+        old = self.records.get(cid)
+        if old and old["status"] == "fail" and status != "fail":
+            return      # a failed subTest stays a failure
+        r = {"id": cid, "title": (test.shortDescription() or test.id()),
+             "origin": "host", "status": status}
+        if reason:
+            prev = old.get("reason", "") + "\n" if old and status == "fail" else ""
+            r["reason"] = (prev + reason)[-1500:]
+        self.records[cid] = r
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._rec(test, "pass")
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._rec(test, "fail", self._exc_info_to_string(err, test))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._rec(test, "fail", self._exc_info_to_string(err, test))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._rec(test, "skip", reason)
+
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self._rec(test, "fail", f"{subtest.id()}: "
+                      + self._exc_info_to_string(err, test))
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self._rec(test, "fail", "unexpected success of a test marked expectedFailure")
+
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err)
+        self._rec(test, "pass")
+
+
+def run_tests(pattern="test*.py", stream=None):
+    """(records, unittest result) of the tests under tests/."""
+    suite = unittest.defaultTestLoader.discover(TESTS, pattern=pattern,
+                                                top_level_dir=config.TOP)
+    runner = unittest.TextTestRunner(resultclass=Recorder, verbosity=1,
+                                     stream=stream or sys.stderr)
+    result = runner.run(suite)
+    return list(result.records.values()), result
+
+
+def run(args):
+    t0 = time.time()
+    os.chdir(config.TOP)
+    records, result = run_tests(args.pattern)
+    if args.json:
+        files.write_json(args.json, records)
+    n = {s: sum(1 for r in records if r["status"] == s) for s in ("pass", "fail", "skip")}
+    print(f"host tests: {n['pass']} passed, {n['fail']} failed, {n['skip']} skipped "
+          f"in {time.time() - t0:.1f} s")
+    return 1 if n["fail"] or not result.wasSuccessful() else 0
+
+
+def register(sub):
+    p = sub.add_parser("host-tests", help="the unit tests of tests/")
+    p.add_argument("--json", metavar="OUT", help="write one check per test to OUT")
+    p.add_argument("--pattern", default="test*.py", help="test files to run")
+    p.set_defaults(func=run)

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The boot plan of make conform: which guests boot, with what, and how
+each must end.  conform.py runs it; `BOOTS=name,...` picks boots by name.
+"""
+
+# The kernel command line every boot starts from.  panic=-1 makes a panic
+# end QEMU at once (it runs with -no-reboot); oops=panic turns any oops
+# into one, so that it cannot go unnoticed.  The random.* options keep the
+# CRNG from being declared ready by the CPU or the boot loader, so that a
+# boot starts with the CRNG not ready (see the blocking API chapter).
+BASE_APPEND = ("console=ttyS0 panic=-1 oops=panic random.trust_cpu=off "
+               "random.trust_bootloader=off")
+
+# The boot plan.  Each boot: a name, the guest mode (conform.mode=), extra
+# kernel parameters, a timeout in seconds, and what ends it ("end": the
+# guest's own end marker; "panic": an expected panic).
+BOOTS = [
+    # "solo": the main boot records the Jitter RNG's time stamps for the
+    # book's figures and the isolation latencies: no other guest beside it.
+    {"name": "main", "mode": "checks", "timeout": 900, "expect": "end", "solo": True,
+     "append": "kunit.filter_glob=random_blocking*",
+     "title": "blocking API KUnit suites (CRNG not ready at first), guest checks"},
+    {"name": "drbg", "mode": "drbg", "timeout": 900, "expect": "end",
+     "append": "kunit.filter_glob=drbg*",
+     "title": "DRBG seeding KUnit suites (CRNG not ready at first), guest checks"},
+    # FIPS mode (fips=1): the DRBG suites again, where the Jitter RNG's
+    # absence or failure at instantiation must be fatal.  Ids: "fips.".
+    {"name": "fips-drbg", "prefix": "fips", "mode": "drbg", "timeout": 900,
+     "expect": "end", "append": "fips=1 kunit.filter_glob=drbg_seed",
+     "title": "FIPS mode: DRBG seeding suite with fips=1"},
+    # A self-test of the harness: a guest that never ends must be killed at
+    # its timeout and reported as hung, with the tail of its console.  Its
+    # guest idles once /init sleeps, so it runs in the background beside
+    # the boots that follow (it does not share their timing checks: the
+    # bench's boots, which time things, never run beside another guest).
+    {"name": "harness-hang", "mode": "hang", "append": "kunit.enable=0", "timeout": 12,
+     "expect": "hung", "background": True,
+     "title": "harness self-test: a guest that hangs is killed"},
+    # CAVS known answers (issue 6): the host packs every record of the .rsp
+    # files under $VECTORS (colon-separated dirs; default vectors/cavs and
+    # vectors/extra) into data/cavs.pack; cavs_pack.checks() reads the
+    # results.  KUnit is off in this boot: the main boot runs the suites.
+    {"name": "cavs", "mode": "cavs", "append": "kunit.enable=0", "timeout": 600,
+     "expect": "end", "kunit": False, "cavs": True,
+     "title": "CAVS known answers through the DRBG test interface"},
+    # The Jitter RNG's KUnit suite, in a boot of its own: its test hooks
+    # stop the clock the core reads, which must not meet other suites.
+    {"name": "jitter", "mode": "idle", "timeout": 900, "expect": "end",
+     "append": "kunit.filter_glob=jitterentropy*",
+     "title": "Jitter RNG KUnit suite"},
+    # The Jitter RNG's failure classes, induced with its test hooks
+    # (CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS; chapter "The CPU Jitter RNG in
+    # the kernel").  KUnit is filtered out: its reads would consume a hook
+    # armed at load, and its suites run in the main boot.
+    {"name": "jitter-absent", "mode": "jitter-absent", "timeout": 300,
+     "append": "jitterentropy_rng.testhook_startup_fail=1 kunit.filter_glob=none",
+     "expect": "end", "kunit": False, "prefix": "nojent", "jent": False,
+     "console_re": [r"DRBG: Continuing without Jitter RNG"],
+     "title": "Jitter RNG start-up test made to fail, no FIPS: the RNG is absent, "
+              "the DRBG seeds from get_random_bytes() alone and says so"},
+    {"name": "jitter-startup-fips", "mode": "idle", "timeout": 300,
+     "append": "fips=1 jitterentropy_rng.testhook_startup_fail=1 kunit.filter_glob=none",
+     "expect": "panic", "panic_re": r"jitterentropy: start-up test failed with error 2",
+     "title": "Jitter RNG start-up test made to fail with fips=1: panic"},
+    {"name": "jitter-intermittent-fips", "mode": "jitter-hooked-read", "timeout": 300,
+     "append": "fips=1 jitterentropy_rng.testhook_next_read=1 kunit.filter_glob=none",
+     "expect": "end", "kunit": False,
+     "title": "Jitter RNG intermittent failure with fips=1: -EAGAIN, no panic"},
+    {"name": "jitter-permanent-fips", "mode": "jitter-hooked-read", "timeout": 300,
+     "append": "fips=1 jitterentropy_rng.testhook_next_read=2 kunit.filter_glob=none",
+     "expect": "panic", "panic_re": r"jitterentropy: permanent health test failure",
+     "title": "Jitter RNG permanent failure with fips=1: panic"},
+    # For make teeth only (harness/stages/teeth.py): the seeding suite and the trace
+    # check on a deliberately broken build.
+    {"name": "teeth", "optional": True, "mode": "drbg", "timeout": 900,
+     "expect": "end", "append": "kunit.filter_glob=drbg_seed",
+     "title": "teeth: seeding suite and trace check on a mutant"},
+    # The debug kernel (KASAN, UBSAN, lockdep, work-object debugging,
+    # kmemleak): the same suites and checks; any report fails the boot.
+    # Its check ids carry the prefix "debug.".
+    {"name": "debug-main", "variant": "debug", "mode": "checks", "timeout": 1800,
+     "expect": "end", "append": "kunit.filter_glob=random_blocking* conform.kmemleak=1",
+     "title": "debug kernel: blocking API suites and guest checks, kmemleak scan"},
+    {"name": "debug-drbg", "variant": "debug", "mode": "drbg", "timeout": 3600,
+     "expect": "end", "append": "kunit.filter_glob=drbg* conform.kmemleak=1",
+     "title": "debug kernel: DRBG seeding suites and the race, kmemleak scan"},
+    # The modules variant (make modules-check only): the Jitter RNG, the DRBG
+    # and the Jitter RNG's KUnit suite as modules, loaded by /init.
+    {"name": "modules", "variant": "modules", "mode": "modules", "timeout": 900,
+     "expect": "end", "modules": True,
+     "append": "kunit.filter_glob=jitterentropy*",
+     "title": "modules kernel: the Jitter RNG and the DRBG loaded as modules"},
+    {"name": "debug-jitter", "variant": "debug", "mode": "idle", "timeout": 1800,
+     "expect": "end", "append": "kunit.filter_glob=jitterentropy* conform.kmemleak=1",
+     "title": "debug kernel: Jitter RNG KUnit suite, kmemleak scan"},
+    {"name": "debug-cavs", "variant": "debug", "mode": "cavs", "timeout": 1800,
+     "expect": "end", "kunit": False, "cavs": True,
+     "append": "kunit.enable=0 conform.kmemleak=1",
+     "title": "debug kernel: CAVS known answers, kmemleak scan"},
+]

@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The verb prodconfig: Debian's production configuration with the series.
+
+  prodconfig check [--json OUT]   olddefconfig of Debian's amd64 config on
+                                  the patched tree; every test option of
+                                  the book must be off
+  prodconfig build                also compile the files the series
+                                  touches with that configuration
+  prodconfig i386                 compile the files the series touches,
+                                  and its tests, for 32-bit x86 (the
+                                  test fragment without 64BIT)
+
+The configuration is config.amd64_none_amd64.xz of Debian's
+linux-config-6.1 package (the same version as the pinned linux-source-6.1).
+It is resolved in a scratch build directory of the kernel cache, so the
+test kernel's build directory is not touched.
+"""
+
+import lzma
+import os
+import re
+import subprocess
+
+from ..base import conf as confmod
+from ..base import config, files, kbuild, kcache
+from ..base.checks import Check
+from ..base.report import as_dicts
+
+DEBIAN_CONFIG = "/usr/src/linux-config-6.1/config.amd64_none_amd64.xz"
+# Every option the series adds for testing, and the stock CAVP interface
+# of algif_rng, which a production kernel has no business with either.
+TEST_OPTIONS = [
+    "CONFIG_RANDOM_BLOCKING_KUNIT_TEST",
+    "CONFIG_CRYPTO_DRBG_TEST_HOOKS",
+    "CONFIG_CRYPTO_DRBG_KUNIT_TEST",
+    "CONFIG_CRYPTO_DRBG_CAVP_DEBUGFS",
+    "CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS",
+    "CONFIG_CRYPTO_JITTERENTROPY_KUNIT_TEST",
+    "CONFIG_CRYPTO_USER_API_RNG_CAVP",
+]
+# What the production kernel must still have: the DRBG and the Jitter RNG
+# (as modules in Debian), FIPS mode available, crypto self-tests on.
+REPORTED = ["CONFIG_CRYPTO_DRBG", "CONFIG_CRYPTO_DRBG_HASH", "CONFIG_CRYPTO_DRBG_CTR",
+            "CONFIG_CRYPTO_JITTERENTROPY", "CONFIG_CRYPTO_FIPS",
+            "CONFIG_CRYPTO_MANAGER_DISABLE_TESTS", "CONFIG_KUNIT", "CONFIG_DEBUG_FS"]
+
+
+def resolve():
+    version, src = kcache.ensure_pristine(conf=confmod.load())
+    if not os.path.exists(DEBIAN_CONFIG):
+        config.die("prodconfig", f"{DEBIAN_CONFIG} missing: run 'make deps' "
+                   "(package linux-config-6.1)")
+    build = os.path.join(kcache.tree_dir(version), "build-prod")
+    os.makedirs(build, exist_ok=True)
+    with lzma.open(DEBIAN_CONFIG, "rt") as f:
+        text = f.read()
+    # Debian signs with keys its build system provides; they are not in the
+    # source tarball and play no part in what is compiled here.
+    text = re.sub(r'^CONFIG_SYSTEM_TRUSTED_KEYS=.*$', 'CONFIG_SYSTEM_TRUSTED_KEYS=""',
+                  text, flags=re.M)
+    text = re.sub(r'^CONFIG_MODULE_SIG_KEY=.*$', '# CONFIG_MODULE_SIG_KEY is not set',
+                  text, flags=re.M)
+    with open(os.path.join(build, ".config"), "w") as f:
+        f.write(text)
+    kbuild.kmake(src, build, "olddefconfig", log=os.path.join(build, "kconfig.log"))
+    return src, build, kbuild.read_config(os.path.join(build, ".config"))
+
+
+def check(json_out=None):
+    src, build, have = resolve()
+    on = [o for o in TEST_OPTIONS if have.get(o, "n") != "n"]
+    report = {o: have.get(o, "n") for o in REPORTED}
+    cid = "host.prodconfig.test-options-off"
+    title = "Debian's amd64 production config with the series: every test option off"
+    kw = dict(origin="host",
+              counts={"test_options_checked": len(TEST_OPTIONS), "on": len(on)},
+              details={"config": DEBIAN_CONFIG,
+                       "test_options": {o: have.get(o, "n") for o in TEST_OPTIONS},
+                       "production": report})
+    c = (Check.failed(cid, title, "test options on in the production config: "
+                      + ", ".join(on), **kw) if on else Check.passed(cid, title, **kw))
+    print(f"prodconfig: {len(TEST_OPTIONS)} test options checked, "
+          f"{len(on)} on; production: "
+          + ", ".join(f"{k[7:]}={v}" for k, v in report.items()))
+    if json_out:
+        files.write_json(json_out, as_dicts([c]))
+    return 0 if not on else 1
+
+
+def build_objects():
+    src, build, have = resolve()
+    objs = ["drivers/char/random.o", "crypto/drbg.o", "crypto/jitterentropy.o",
+            "crypto/jitterentropy-kcapi.o"]
+    kcache.say("prodconfig: make prepare with Debian's config (a few minutes)")
+    kbuild.kmake(src, build, "prepare", log=os.path.join(build, "build.log"),
+                 progress="prepare prod")
+    compile_objects(src, build, objs, "x86_64", "prodconfig", "with Debian's config")
+    return 0
+
+
+def compile_objects(src, build, objs, arch, label, how):
+    """Compile single objects in a prepared build directory; any warning fails."""
+    for o in objs:
+        r = subprocess.run(["make", "-C", src, f"O={build}", f"ARCH={arch}", o],
+                           capture_output=True, text=True)
+        warn = [ln for ln in (r.stdout + r.stderr).splitlines() if "warning:" in ln]
+        if r.returncode != 0 or warn:
+            config.die(label, f"{o} does not build cleanly {how}: "
+                       f"{(warn or (r.stderr.strip().splitlines() or ['?']))[-1]}")
+        print(f"{label}: {o} builds without warnings {how}")
+
+
+SERIES_OBJECTS = ["drivers/char/random.o", "drivers/char/random_blocking_kunit.o",
+                  "crypto/drbg.o", "crypto/jitterentropy.o",
+                  "crypto/jitterentropy-kcapi.o", "crypto/jitterentropy_kunit.o"]
+
+
+def build_i386():
+    version, src = kcache.ensure_pristine(conf=confmod.load())
+    build = os.path.join(kcache.tree_dir(version), "build-i386")
+    os.makedirs(build, exist_ok=True)
+    text = open(config.top("conformance/kconfig/test.config")).read()
+    text = text.replace("CONFIG_64BIT=y", "# CONFIG_64BIT is not set")
+    with open(os.path.join(build, ".config"), "w") as f:
+        f.write(text)
+    log = os.path.join(build, "build.log")
+    open(log, "w").close()
+    kbuild.kmake(src, build, "olddefconfig", log=log, arch="i386")
+    have = kbuild.read_config(os.path.join(build, ".config"))
+    if have.get("CONFIG_X86_32") != "y":
+        config.die("i386", "the configuration is not 32-bit")
+    kcache.say("i386: make prepare (a few minutes)")
+    kbuild.kmake(src, build, "prepare", log=log, progress="prepare i386", arch="i386")
+    compile_objects(src, build, SERIES_OBJECTS, "i386", "i386", "for 32-bit x86")
+    return 0
+
+
+def run(args):
+    if args.action == "check":
+        return check(args.json)
+    if args.action == "build":
+        rc = check(args.json)
+        return build_objects() or rc
+    return build_i386()
+
+
+def register(sub):
+    p = sub.add_parser("prodconfig", help="Debian's production config with the series")
+    p.add_argument("action", choices=["check", "build", "i386"])
+    p.add_argument("--json", metavar="OUT", help="check: write the check to OUT")
+    p.set_defaults(func=run)
