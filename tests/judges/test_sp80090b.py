@@ -30,7 +30,7 @@ import unittest
 
 from harness.judges import sp80090b
 from harness.stages import assess as stage
-from harness.stages.bookparts import assessor as bookpart
+from harness.stages.book import assessor as bookpart
 
 TOP = stage.TOP
 REF = os.path.join(TOP, stage.VECTORS, "reference")
@@ -243,10 +243,17 @@ class CompareTest(unittest.TestCase):
         self.assertIn("## rand4_short", md)
         self.assertIn("| LZ78Y (6.3.10) | bitstring |", md)
         self.assertNotIn("**no**", md)
-        self.assertEqual(notes, ["assessor table: 1 files, 0 disagree"])
+        self.assertEqual(notes, [])
+        bad = dict(entry, agree=False)
+        sp80090b.write_summary(os.path.join(top, bookpart.SUMMARY), [bad])
+        md, notes = bookpart.render(ctx)
+        self.assertIn("**does not agree**", md)
+        self.assertEqual(notes, ["assessor table: 1 of 1 files disagree with NIST "
+                                 "(rand4_short)"])
         md, notes = bookpart.render({**ctx, "top": os.path.join(TMP, "nowhere")})
         self.assertIn("entropy-kat", md)
         self.assertIn("missing", md)
+        self.assertEqual(len(notes), 1)
 
 
 class KnownAnswerShortTest(unittest.TestCase):

@@ -5,21 +5,23 @@ Each test builds a small book in a temporary directory and breaks it on
 purpose: an undefined chunk, a mistyped root, a literal shift that noweb
 would read as a chunk use, trailing blanks; an anchor that matches no
 line or two lines.  The tools must fail with a message that names the
-cause, and leave no half-written output.
+cause, and leave no half-written output.  (The tangle stage reads the
+book from config.TOP: the tests point it at the small book's directory.
+Its series step, which commits into the kernel cache, is replaced by a
+recorder: the series from edit scripts is tested on a fake tree below.)
 """
 
+import contextlib
+import io
 import os
-import subprocess
-import sys
 import tempfile
 import textwrap
 import unittest
+from unittest import mock
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "tools"))
-import nw  # noqa: E402
-import nwconf  # noqa: E402
-import series  # noqa: E402
+from harness.base import conf as confmod
+from harness.base import config
+from harness.stages import series, tangle
 
 CONF = """\
 source book.nw
@@ -62,72 +64,134 @@ class Book:
         with open(os.path.join(self.dir, "book.nw"), "w") as f:
             f.write(text)
 
-    def lint(self):
+    @contextlib.contextmanager
+    def here(self):
+        """The tangle stage's view: TOP and the working directory are the book's."""
         cwd = os.getcwd()
         os.chdir(self.dir)
         try:
-            return nw.lint(nwconf.Conf("tangle.conf"))
+            with mock.patch.object(config, "TOP", self.dir):
+                yield confmod.Conf("tangle.conf")
         finally:
             os.chdir(cwd)
 
+    def lint(self):
+        """(problems, warnings)"""
+        with self.here() as conf:
+            return tangle.lint(conf)
+
     def tangle(self):
-        return subprocess.run([sys.executable, os.path.join(TOP, "tools/nw.py"),
-                               "tangle", "out", "edits"], cwd=self.dir,
-                              capture_output=True, text=True)
+        """What the tangle verb does after its stamp check: lint, then the
+        outputs into out/ and the edit scripts into edits/, then the series
+        (recorded, not run).  (exit status, stderr, series.build's calls)"""
+        err = io.StringIO()
+        with self.here() as conf, mock.patch.object(series, "build") as build, \
+                contextlib.redirect_stderr(err):
+            try:
+                tangle.make(conf, os.path.join(self.dir, "out"),
+                            os.path.join(self.dir, "edits"),
+                            os.path.join(self.dir, "lines.json"))
+                rc = 0
+            except SystemExit as e:
+                rc = 1
+                print(e, file=err)
+        return rc, err.getvalue(), build.call_args_list
 
 
 class LintTest(unittest.TestCase):
     def test_good_book_is_clean(self):
-        self.assertEqual(Book(GOOD).lint(), [])
+        self.assertEqual(Book(GOOD).lint(), ([], []))
 
     def test_good_book_tangles_with_literal_shift(self):
         b = Book(GOOD)
-        r = b.tangle()
-        self.assertEqual(r.returncode, 0, r.stderr)
+        rc, err, calls = b.tangle()
+        self.assertEqual(rc, 0, err)
         with open(os.path.join(b.dir, "out", "out.c")) as f:
             self.assertEqual(f.read(), "int f(void)\n{\n\treturn 1 << 2;\n}\n")
+        with open(os.path.join(b.dir, "edits", "0001.edits")) as f:
+            self.assertEqual(f.read(), "%% subject demo: one\n%% write demo.c\n"
+                             "int f(void)\n{\n\treturn 1 << 2;\n}\n")
+        with open(os.path.join(b.dir, "edits", "cover.txt")) as f:
+            self.assertEqual(f.read(), "Subject line\nBody.\n")
+        self.assertEqual(calls, [mock.call(os.path.join(b.dir, "edits"),
+                                           os.path.join(b.dir, "out", "patches"),
+                                           os.path.join(b.dir, "lines.json"))])
 
     def test_undefined_chunk(self):
-        p = Book(GOOD.replace("\t<<body>>", "\t<<bodie>>")).lint()
+        p, _ = Book(GOOD.replace("\t<<body>>", "\t<<bodie>>")).lint()
         self.assertTrue(any("undefined chunk <<bodie>>" in x for x in p), p)
 
     def test_undefined_chunk_fails_tangle_without_output(self):
         b = Book(GOOD.replace("\t<<body>>", "\t<<bodie>>"))
-        r = b.tangle()
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("undefined chunk <<bodie>>", r.stderr)
+        rc, err, calls = b.tangle()
+        self.assertNotEqual(rc, 0)
+        self.assertIn("undefined chunk <<bodie>>", err)
         self.assertFalse(os.path.exists(os.path.join(b.dir, "out", "out.c")))
+        self.assertFalse(os.path.exists(os.path.join(b.dir, "edits")))
+        self.assertEqual(calls, [])
 
     def test_root_typo(self):
         text = GOOD.replace("<<body>>=", "<<body >>=")
-        p = Book(text).lint()
+        p, _ = Book(text).lint()
         self.assertTrue(any("root chunk <<body >> is not named" in x for x in p), p)
         self.assertTrue(any("undefined chunk <<body>>" in x for x in p), p)
 
     def test_shift_read_as_chunk_use(self):
         text = GOOD.replace("return 1 @<< 2;", "x = (a << 2) | (b >> 3);")
-        p = Book(text).lint()
+        p, _ = Book(text).lint()
         self.assertTrue(any("undefined chunk << 2) | (b >>" in x for x in p), p)
 
     def test_unescaped_shift_without_close(self):
         text = GOOD.replace("return 1 @<< 2;", "return 1 << 2;")
-        p = Book(text).lint()
+        p, _ = Book(text).lint()
         self.assertTrue(any("write '@<<' for a literal shift" in x for x in p), p)
 
     def test_trailing_blanks(self):
         text = GOOD.replace("int f(void)\n", "int f(void) \n")
-        p = Book(text).lint()
+        p, _ = Book(text).lint()
         self.assertTrue(any("book.nw:3: trailing blanks" in x for x in p), p)
 
     def test_conf_names_missing_chunk(self):
-        p = Book(GOOD, CONF.replace("patch patch one", "patch patch two")).lint()
+        p, _ = Book(GOOD, CONF.replace("patch patch one", "patch patch two")).lint()
         self.assertTrue(any("names chunk <<patch two>>, which no source defines" in x
                             for x in p), p)
+
+
+class ChunkRulesTest(unittest.TestCase):
+    """Code belongs in named chunks of a readable size."""
+
+    def test_literal_line_in_edit_script_fails(self):
+        text = GOOD.replace("%% write demo.c\n<<out.c>>\n",
+                            "%% write demo.c\n<<out.c>>\n%% edit MAINTAINERS\n"
+                            "%% after ^F:\tcrypto/$\nF:\tcrypto/demo.c\n")
+        p, _ = Book(text).lint()
+        want = f"edit script <<patch one>> has a literal line {'F:' + chr(9) + 'crypto/demo.c'!r}"
+        self.assertTrue(any(want in x for x in p), p)
+
+    def test_blank_line_in_edit_script_fails(self):
+        text = GOOD.replace("%% write demo.c\n<<out.c>>\n", "%% write demo.c\n\n<<out.c>>\n")
+        p, _ = Book(text).lint()
+        self.assertTrue(any("edit script <<patch one>> has a literal line ''" in x
+                            for x in p), p)
+
+    def test_long_chunk_warns_but_passes(self):
+        body = "".join(f"int x{i};\n" for i in range(41))
+        text = GOOD.replace("return 1 @<< 2;\n", "return 1 @<< 2;\n" + body)
+        p, w = Book(text).lint()
+        self.assertEqual(p, [])
+        self.assertTrue(any("<<body>> has 42 lines (more than 40: split it)" in x
+                            for x in w), w)
+
+    def test_forty_lines_is_fine(self):
+        body = "".join(f"int x{i};\n" for i in range(39))
+        text = GOOD.replace("return 1 @<< 2;\n", "return 1 @<< 2;\n" + body)
+        self.assertEqual(Book(text).lint(), ([], []))
 
 
 class FakeTree(series.Tree):
     def __init__(self, files):
         self.files = {k: v.splitlines(True) for k, v in files.items()}
+        self.origin = {k: [None] * len(v) for k, v in self.files.items()}
 
     def get(self, path):
         return self.files.get(path)
@@ -162,10 +226,13 @@ class EditScriptTest(unittest.TestCase):
             %% replace ^b$ .. ^end$
             NEW
             """)
-        self.assertEqual(s, "x: y")
-        self.assertEqual(m, "Body.\n")
+        self.assertEqual(s.arg, "x: y")
+        self.assertEqual("".join(m.body), "Body.\n")
         self.assertEqual("".join(t.files["f.c"]),
                          "BEFORE\na\nanchor one\nAFTER\nNEW\nc\n")
+        # Each line the edits put in remembers its edit-script line.
+        self.assertEqual(t.origin["f.c"], [9, None, None, 7, 11, None])
+        self.assertEqual((s.no, m.nos), (1, [3]))
 
     def test_anchor_matching_nothing(self):
         with self.assertRaises(series.EditError) as e:
@@ -186,6 +253,7 @@ class EditScriptTest(unittest.TestCase):
     def test_write_and_delete(self):
         t, _, _ = self.apply("%% subject s\n%% write new.c\nhello\n%% delete f.c\n")
         self.assertEqual(t.files["new.c"], ["hello\n"])
+        self.assertEqual(t.origin["new.c"], [3])
         self.assertIsNone(t.files["f.c"])
 
     def test_text_before_first_directive(self):

@@ -5,106 +5,33 @@ A small synthetic book (two files, a continued chunk, a requirement, an
 edit script) goes through noweb's front end and the Markdown filter: each
 chunk gets its noidx label as anchor, "used in / continued in / defines"
 links, and the chunk uses inside code are recorded for the post-pass.  The
-tangle with provenance equals notangle's output.  The link checker catches
-a dead anchor and a missing file; the gap check fails a requirement with
-no check unless the gap is accepted, and an impl naming no chunk.
+tangle with provenance (notangle -L) equals notangle's output, chunk by
+chunk; the lines of the series the series stage makes from it are traced
+back to their chunks through its line map, and a stale line is not.  The
+generated parts (figures, worked example) render from their data files.
+The link checker catches a dead anchor and a missing file; the gap check
+fails a requirement with no check unless the gap is accepted, and an impl
+naming no chunk; headless Chromium reports a page's errors.
 """
 
+import json
 import os
+import re
 import shutil
 import subprocess
-import sys
 import tempfile
-import textwrap
 import unittest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "tools"))
-import book  # noqa: E402
-import book_check  # noqa: E402
-import booktrace  # noqa: E402
-import nwbook  # noqa: E402
-import nwconf  # noqa: E402
+from harness.base import noweb
+from harness.judges import worked_example as wx_data
+from harness.stages.book import browser
+from harness.stages.book import check as book_check
+from harness.stages.book import figures, output
+from harness.stages.book import trace as booktrace
+from harness.stages.book import worked_example
+from harness.stages.book.md import PLACEHOLDER, code, esc
 
-CONF = """\
-source one.nw
-source two.nw
-identity Test Identity <test@example.org>
-date 2026-12-01T00:00:00+00:00
-base linux-source-6.1 6.1.192-3
-file demo.c = demo.c
-patch patch one
-cover cover letter
-"""
-
-ONE = """\
-# A chapter {#chap}
-
-Prose about [[foo]], which `[[bar]]` calls.
-
-::: {.requirement #req-demo source="test" impl="function [[foo]]" tests="t.one"}
-[[foo]] returns one.
-:::
-
-::: {.requirement #req-gap source="test" impl="[[demo.c]] helpers"}
-A requirement nobody tests.
-:::
-
-<<function [[foo]]>>=
-int foo(void)
-{
-	return 1;
-}
-@
-
-<<demo.c>>=
-<<function [[foo]]>>
-<<[[demo.c]] helpers>>
-@
-"""
-
-TWO = """\
-# Another chapter
-
-<<[[demo.c]] helpers>>=
-#define BAZ 2
-
-@
-More prose.
-<<[[demo.c]] helpers>>=
-static int bar(int x)
-{
-	return foo() @<< x;
-}
-@
-<<patch one>>=
-%% subject demo: one
-%% write demo.c
-<<demo.c>>
-@
-<<cover letter>>=
-Subject line
-Body.
-@
-"""
-
-
-class Book:
-    def __init__(self, one=ONE, two=TWO):
-        self.dir = tempfile.mkdtemp(prefix="booktest-")
-        for name, text in (("tangle.conf", CONF), ("one.nw", one), ("two.nw", two)):
-            with open(os.path.join(self.dir, name), "w") as f:
-                f.write(text)
-        self.conf = nwconf.Conf(os.path.join(self.dir, "tangle.conf"))
-
-    def front_end(self):
-        return nwbook.front_end(self.conf.sources, self.conf, cwd=self.dir)
-
-    def renderer(self):
-        return book.Renderer(self.dir, os.path.join(self.dir, "build/book"))
-
-    def close(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
+from .small_book import ONE, Book
 
 
 class FilterTest(unittest.TestCase):
@@ -163,17 +90,17 @@ class FilterTest(unittest.TestCase):
         """Chunk uses in code are placeholders that the post-pass links."""
         foo = self.by_name["function [[foo]]"][0]
         demo = self.by_name["demo.c"][0]
-        self.assertIn(book.PLACEHOLDER.format(1), self.md)
+        self.assertIn(PLACEHOLDER.format(1), self.md)
         targets = {n: t for n, (t, _, _) in self.rd.uses.items()}
         self.assertIn(foo.label, targets.values())
-        html_out = book.html_post(
+        html_out = output.html_post(
             f'<div id="{demo.label}" class="chunk"><pre><code>'
-            f'{book.PLACEHOLDER.format(1)}\n</code></pre></div>'
+            f'{PLACEHOLDER.format(1)}\n</code></pre></div>'
             f'<div id="x" class="chunk"><pre><code>int y = foo();</code></pre></div>',
             self.rd)
         self.assertIn(f'href="#{self.rd.uses[1][0]}"', html_out)
         self.assertIn(f'<a class="ident" href="#{foo.label}">foo</a>', html_out)
-        tex = book.tex_post(f"\\NormalTok{{{book.PLACEHOLDER.format(1)}}}", self.rd)
+        tex = output.tex_post(f"\\NormalTok{{{PLACEHOLDER.format(1)}}}", self.rd)
         self.assertIn(f"\\hyperlink{{nwchunk{foo.number}}}", tex)
 
     def test_quoted_code_in_prose(self):
@@ -197,54 +124,100 @@ class FilterTest(unittest.TestCase):
                                                               key=str.lower))
 
     def test_tangle_with_provenance_equals_notangle(self):
-        t = nwbook.Tangler(self.rd.book)
+        """noweb.provenance() gives exactly notangle's text, and each line
+        the chain of chunks it sits in, innermost last."""
+        srcs, cwd, bk = self.b.conf.sources, self.b.dir, self.rd.book
+        lines = {}
         for root in ("demo.c", "patch one", "cover letter"):
-            ref = subprocess.run(["notangle", "-t8", "-R" + root] + self.b.conf.sources,
-                                 capture_output=True, text=True, cwd=self.b.dir).stdout
-            self.assertEqual(nwbook.expand_text(t, root), ref, root)
-        lines = nwbook.expand_lines(t, "demo.c")
-        h2 = self.by_name["[[demo.c]] helpers"][1]
-        bar = [st for text, st in lines if "return foo() << x;" in text]
+            ref = subprocess.run(["notangle", "-t8", "-R" + root] + srcs,
+                                 capture_output=True, text=True, cwd=cwd).stdout
+            lines[root] = noweb.provenance(srcs, root, bk, cwd=cwd)
+            self.assertEqual("".join(t + "\n" for t, _ in lines[root]), ref, root)
+
+        def num(name, i=0):
+            return self.by_name[name][i].number
+        demo, foo = num("demo.c"), num("function [[foo]]")
+        h1, h2 = num("[[demo.c]] helpers"), num("[[demo.c]] helpers", 1)
+        # The blank last line of <<[[demo.c]] helpers>> 1 is given what its
+        # neighbours share: <<demo.c>>.
+        want = [(demo, foo)] * 4 + [(demo, h1), (demo,)] + [(demo, h2)] * 4
+        self.assertEqual([st for _, st in lines["demo.c"]], want)
+        patch = num("patch one")
+        self.assertEqual([st for _, st in lines["patch one"]],
+                         [(patch,)] * 2 + [(patch,) + st for st in want])
+        self.assertEqual([st for _, st in lines["cover letter"]], [(num("cover letter"),)] * 2)
+        bar = [st for text, st in lines["demo.c"] if "return foo() << x;" in text]
         self.assertEqual(len(bar), 1)
-        self.assertEqual(bar[0][-1], h2.label)
+        self.assertEqual(bar[0][-1], h2)
 
     def test_patch_lines_traced(self):
-        """A patch's + lines map back to the chunks; a stray one does not."""
-        t = nwbook.Tangler(self.rd.book)
-        ops = booktrace.edit_ops(nwbook.expand_lines(t, "patch one"))
-        patch = textwrap.dedent("""\
-            From 0 Mon Sep 17 00:00:00 2001
-            Subject: [PATCH 1/1] demo: one
-
-            Signed-off-by: Test Identity <test@example.org>
-            ---
-            diff --git a/demo.c b/demo.c
-            new file mode 100644
-            --- /dev/null
-            +++ b/demo.c
-            @@ -0,0 +1,12 @@
-            +int foo(void)
-            +{
-            +	return 1;
-            +}
-            +#define BAZ 2
-            +
-            +static int bar(int x)
-            +{
-            +	return foo() << x;
-            +}
-            +int stray;
-            """)
-        p = os.path.join(self.b.dir, "p.patch")
-        with open(p, "w") as f:
-            f.write(patch)
-        lines = booktrace.trace_patch(p, ops, 1)
-        kinds = {ln.no: ln.kind for ln in lines}
-        self.assertEqual(kinds[2], "book")
-        self.assertEqual(kinds[11], "book")
-        self.assertEqual(kinds[21], "untraced")
-        foo = self.by_name["function [[foo]]"][0]
-        self.assertEqual(lines[10].stack[-1], foo.label)
+        """A patch's lines map back to the chunks through the series' line
+        map; a line the book no longer writes so, or a patch that no longer
+        fits its map, does not."""
+        b = Book()
+        self.addCleanup(b.close)
+        lines_json = b.tangle_and_series()
+        bk, _ = b.front_end()
+        label = {c.name + (f" {i}" if i else ""): c.label for name, defs in bk.defs.items()
+                 for i, c in enumerate(defs)}
+        outs = {o.title: o for o in booktrace.trace_outputs(b.dir, b.conf, bk, lines_json)}
+        self.assertEqual(sorted(outs), ["cover letter", "file demo.c", "patch 1"])
+        # The line map: the Subject is line 1 of the edit script, int foo(void) line 3.
+        p = outs["patch 1"]
+        with open(lines_json) as f:
+            entry = json.load(f)[os.path.basename(p.path)]
+        self.assertEqual((entry["root"], entry["edits"]), ("patch one", "0001.edits"))
+        self.assertEqual(len(entry["lines"]), len(p.lines))
+        by_text = {ln.text: ln for ln in p.lines}
+        subject = next(ln for ln in p.lines if ln.text.startswith("Subject: "))
+        self.assertEqual(subject.text, "Subject: [PATCH 1/1] demo: one")
+        self.assertEqual(entry["lines"][subject.no - 1], ["book", 1])
+        self.assertEqual(entry["lines"][by_text["+int foo(void)"].no - 1], ["book", 3])
+        # Traced: the subject to the edit script, each + line to its chunks.
+        self.assertEqual((subject.kind, subject.stack), ("book", (label["patch one"],)))
+        self.assertEqual(by_text["+int foo(void)"].stack,
+                         (label["patch one"], label["demo.c"], label["function [[foo]]"]))
+        self.assertEqual(by_text["+\treturn foo() << x;"].stack[-1],
+                         label["[[demo.c]] helpers 1"])
+        self.assertEqual(by_text["+#define BAZ 2"].stack[-1], label["[[demo.c]] helpers"])
+        added = [ln for ln in p.lines if ln.text.startswith("+") and
+                 not ln.text.startswith("+++ ")]
+        self.assertEqual(len(added), 10)
+        self.assertEqual({ln.kind for ln in added}, {"book"})
+        for t in ("diff --git a/demo.c b/demo.c", "+++ b/demo.c",
+                  "Signed-off-by: Test Identity <test@example.org>"):
+            self.assertEqual(by_text[t].kind, "generated", t)
+        self.assertTrue(p.lines[0].text.startswith("From ") and
+                        p.lines[0].kind == "generated")
+        cover = {ln.text: ln for ln in outs["cover letter"].lines}
+        self.assertEqual(cover["Body."].stack, (label["cover letter"],))
+        self.assertEqual(cover["Subject: [PATCH 0/1] Subject line"].kind, "book")
+        self.assertEqual([ln.kind for ln in outs["file demo.c"].lines], ["book"] * 10)
+        loc = booktrace.locations(outs.values())
+        self.assertEqual(loc[label["function [[foo]]"]]["tangled/demo.c"], [1, 2, 3, 4])
+        self.assertEqual(loc[label["function [[foo]]"]][p.path],
+                         [by_text["+int foo(void)"].no + k for k in range(4)])
+        # The book changes one line and tangled/ is not made again: that
+        # line is untraced, in the patch and in the file; the rest still is.
+        with open(os.path.join(b.dir, "two.nw")) as f:
+            two = f.read()
+        with open(os.path.join(b.dir, "two.nw"), "w") as f:
+            f.write(two.replace("return foo() @<< x;", "return foo() @<< (x);"))
+        bk, _ = b.front_end()
+        outs = {o.title: o for o in booktrace.trace_outputs(b.dir, b.conf, bk, lines_json)}
+        kinds = {ln.text: ln.kind for ln in outs["patch 1"].lines}
+        self.assertEqual(kinds["+\treturn foo() << x;"], "untraced")
+        self.assertEqual(kinds["+int foo(void)"], "book")
+        self.assertEqual(kinds["Subject: [PATCH 1/1] demo: one"], "book")
+        self.assertEqual([ln.kind for ln in outs["file demo.c"].lines],
+                         ["book"] * 8 + ["untraced", "book"])
+        # A stray line in the patch: the map no longer fits, nothing is traced.
+        with open(os.path.join(b.dir, p.path), "a") as f:
+            f.write("+int stray;\n")
+        o = next(o for o in booktrace.trace_outputs(b.dir, b.conf, bk, lines_json)
+                 if o.title == "patch 1")
+        self.assertEqual({ln.kind for ln in o.lines}, {"untraced"})
+        self.assertEqual(o.lines[-1].text, "+int stray;")
 
 
 class HookTest(unittest.TestCase):
@@ -252,10 +225,9 @@ class HookTest(unittest.TestCase):
 
     def ctx(self, top):
         return {"top": top, "outdir": os.path.join(top, "out"), "report": None,
-                "esc": book.esc, "code": book.code}
+                "esc": esc, "code": code}
 
     def test_figure_from_tcg_data_is_labelled(self):
-        import figures
         top = tempfile.mkdtemp(prefix="bookfig-")
         try:
             d = os.path.join(top, "build/conformance/figures")
@@ -274,45 +246,60 @@ class HookTest(unittest.TestCase):
             shutil.rmtree(top)
 
     def test_worked_example_placeholder_and_model(self):
-        import worked_example
+        """Without its data file the chapter is a placeholder and the build
+        is told; from the data `examples` writes (NIST's values and the host
+        model's), each value is marked same or differs, a model that differs
+        is a note naming the mechanism, and a value not recomputed says so."""
         top = tempfile.mkdtemp(prefix="bookwx-")
         try:
-            os.symlink(os.path.join(TOP, "vectors"), os.path.join(top, "vectors"))
+            md, notes = worked_example.render(self.ctx(top))
+            self.assertIn("::: placeholder", md)
+            self.assertIn(f"No data: {code(worked_example.DATA)} is missing.", md)
+            self.assertNotIn("[same]", md)
+            self.assertEqual(len(notes), 1)
+            self.assertIn(worked_example.DATA, notes[0])
+            data_path = wx_data.write(os.path.join(top, worked_example.DATA))
             md, notes = worked_example.render(self.ctx(top))
             self.assertEqual(notes, [])
-            self.assertIn("Recomputation not yet available", md)
-            self.assertIn("[not yet available]{.st .st-notrun} |", md)
+            self.assertNotIn("No data", md)
+            self.assertIn("| [same]{.st .st-pass} |", md)
+            self.assertNotIn("[differs]", md)
+            self.assertEqual(len(re.findall(r"recomputed (\d+) of \1 values identically",
+                                            md)), 2)
+            with open(data_path) as f:
+                data = json.load(f)
+            self.assertEqual([r["mech"] for r in data["records"]], ["HMAC_DRBG", "CTR_DRBG"])
             # A model that echoes NIST's values, one of them wrong.
-            os.makedirs(os.path.join(top, "conformance/host"))
-            with open(os.path.join(top, "conformance/host/drbg_model.py"), "w") as f:
-                f.write(textwrap.dedent('''\
-                    import worked_example as w
-                    def book_trace(mech, section, rec):
-                        path = f"{TOP}/vectors/cavs-intermediate/pr_false/{mech}.txt"
-                        params, r = w.pick(w.parse(path), section)
-                        out = {s: dict(v) for s, v in r["_steps"].items()}
-                        out["OUTPUT"] = {"ReturnedBits": r["ReturnedBits"]}
-                        if mech == "CTR_DRBG":
-                            out["RESEED"]["V"] = "00"
-                        return out
-                    ''').replace("{TOP}", TOP))
+            for r in data["records"]:
+                r["recomputed"] = {st: dict(v) for st, v in r["steps"].items()}
+                r["recomputed"]["OUTPUT"] = {"ReturnedBits": r["returned"]}
+                if r["mech"] == "CTR_DRBG":
+                    r["recomputed"]["RESEED"]["V"] = "00"
+            with open(data_path, "w") as f:
+                json.dump(data, f)
             md, notes = worked_example.render(self.ctx(top))
-            self.assertNotIn("Recomputation not yet available", md)
             self.assertIn("| [same]{.st .st-pass} |", md)
             self.assertIn("[differs]{.st .st-fail}", md)
             self.assertEqual(len(notes), 1)
             self.assertIn("CTR_DRBG", notes[0])
+            # No recomputation at all: every value says so, and that is no error.
+            for r in data["records"]:
+                r["recomputed"] = None
+            with open(data_path, "w") as f:
+                json.dump(data, f)
+            md, notes = worked_example.render(self.ctx(top))
+            self.assertEqual(notes, [])
+            self.assertIn("[not yet available]{.st .st-notrun} |", md)
+            self.assertNotIn("[same]", md)
         finally:
             shutil.rmtree(top)
 
-
     def test_driver_names(self):
-        import worked_example
-        self.assertEqual(worked_example.driver_of("HMAC_DRBG", "SHA-256", False),
+        self.assertEqual(wx_data.driver_of("HMAC_DRBG", "SHA-256", False),
                          "drbg_nopr_hmac_sha256")
-        self.assertEqual(worked_example.driver_of("CTR_DRBG", "AES-256 use df", True),
+        self.assertEqual(wx_data.driver_of("CTR_DRBG", "AES-256 use df", True),
                          "drbg_pr_ctr_aes256")
-        self.assertEqual(worked_example.driver_of("Hash_DRBG", "SHA-1", False),
+        self.assertEqual(wx_data.driver_of("Hash_DRBG", "SHA-1", False),
                          "drbg_nopr_sha1")
 
 
@@ -342,10 +329,9 @@ class LinkCheckTest(unittest.TestCase):
         self.assertEqual(missing, ["b"])
 
 
-@unittest.skipUnless(os.path.exists("/usr/bin/chromium"), "chromium not installed")
+@unittest.skipUnless(os.path.exists(browser.CHROMIUM), "chromium not installed")
 class BrowserTest(unittest.TestCase):
     def test_console_error_and_failed_load_are_caught(self):
-        import cdp
         d = tempfile.mkdtemp(prefix="bookcdp-")
         try:
             page = os.path.join(d, "p.html")
@@ -353,17 +339,19 @@ class BrowserTest(unittest.TestCase):
                 f.write('<!DOCTYPE html><html><body><p id="a">x</p>'
                         '<img src="missing.png"><script>undefined_function();</script>'
                         '</body></html>')
-            with cdp.Browser() as b:
+            with browser.Browser() as b:
                 b.open_page()
-                b.viewport(400, 300)
                 b.navigate("file://" + page)
                 b.drain(0.3)
                 problems = b.problems()
-                b.screenshot(os.path.join(d, "s.png"))
+            shot = browser.screenshot("file://" + page, os.path.join(d, "s.png"), 400, 300)
             self.assertTrue(any("undefined_function" in p for p in problems), problems)
             self.assertTrue(any("missing.png" in p or "ERR_FILE_NOT_FOUND" in p
                                 for p in problems), problems)
-            self.assertTrue(os.path.getsize(os.path.join(d, "s.png")))
+            self.assertEqual(shot, os.path.join(d, "s.png"))
+            with open(shot, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            self.assertTrue(os.path.getsize(shot))
         finally:
             shutil.rmtree(d)
 

@@ -13,13 +13,13 @@ import lzma
 import os
 import shutil
 import subprocess
-import sys
 import tarfile
 import tempfile
 import unittest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TOOL = os.path.join(TOP, "tools/kernel.py")
+from harness.base import config
+
+KERNEL_VERB = [config.PY, "-m", "harness", "kernel", "pristine"]
 
 
 def make_tarball(path, files):
@@ -51,7 +51,7 @@ class KcacheTest(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def pristine(self):
-        return subprocess.run([sys.executable, TOOL, "pristine"], env=self.env,
+        return subprocess.run(KERNEL_VERB, env=self.env, cwd=config.TOP,
                               capture_output=True, text=True)
 
     def head(self):
@@ -108,7 +108,7 @@ class KcacheTest(unittest.TestCase):
 
     def test_missing_package(self):
         env = dict(self.env, LITERATE_DRBG_TARBALL=os.path.join(self.dir, "nope.tar.xz"))
-        r = subprocess.run([sys.executable, TOOL, "pristine"], env=env,
+        r = subprocess.run(KERNEL_VERB, env=env, cwd=config.TOP,
                            capture_output=True, text=True)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("is not installed", r.stderr)

@@ -1,25 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """make bench's arithmetic, on result lines recorded from real bench boots.
 
-tools/bench.py turns the guest's bench lines (conformance/guest/bench.c)
-and the logs of `make conform` and `kunit.py run` into bench.json and
-bench.md; book/performance.py draws the appendix from bench.json.  These
-tests check the aggregation, the log parsing, the target verdicts and the
-appendix on recorded data.  They never time anything: no timing is judged
-in a test (issue 9).
+The bench verb (harness/stages/bench.py, with its arithmetic in
+bench_stats.py and its bench.md in bench_report.py) turns the guest's
+bench lines (conformance/guest/bench.c) and the logs of `make conform`
+and `kunit.py run` into bench.json and bench.md; the book's performance
+hook (harness/stages/book/performance.py) draws the appendix from
+bench.json.  These tests check the aggregation, the log parsing, the
+target verdicts and the appendix on recorded data.  They never time
+anything: no timing is judged in a test (issue 9).
 """
 
 import json
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "tools"))
-sys.path.insert(0, os.path.join(TOP, "book"))
-import bench  # noqa: E402
+from harness.stages import bench
+from harness.stages import bench_stats as stats
+from harness.stages.bench_report import markdown
+from harness.stages.book import md as bookmd
+from harness.stages.book import performance
 
 # Recorded from a TCG bench boot of each kernel (bench.reads=4
 # bench.max=512 bench.drbg=1), cut to three DRBG instances.
@@ -59,38 +61,38 @@ def recs(text):
 
 class StatsTest(unittest.TestCase):
     def test_stats(self):
-        self.assertEqual(bench.stats([3, 1, 2]), {"n": 3, "min": 1, "median": 2, "max": 3})
-        self.assertEqual(bench.stats([4, 1, 2, 3])["median"], 2.5)
-        self.assertEqual(bench.stats([None, 5])["n"], 1)
-        self.assertIsNone(bench.stats([]))
+        self.assertEqual(stats.stats([3, 1, 2]), {"n": 3, "min": 1, "median": 2, "max": 3})
+        self.assertEqual(stats.stats([4, 1, 2, 3])["median"], 2.5)
+        self.assertEqual(stats.stats([None, 5])["n"], 1)
+        self.assertIsNone(stats.stats([]))
 
     def test_paired_ratios_skip_missing_pairs(self):
-        self.assertEqual(bench.paired_ratios([2, None, 3, 4], [1, 2, 0, 8]), [2.0, 0.5])
+        self.assertEqual(stats.paired_ratios([2, None, 3, 4], [1, 2, 0, 8]), [2.0, 0.5])
 
 
 class GuestTest(unittest.TestCase):
     def test_one_boot(self):
-        m = bench.guest_metrics(recs(OURS))
+        m = stats.guest_metrics(recs(OURS))
         self.assertEqual(m["initcall_us"], {"jent_mod_init": 18976, "drbg_init": 0})
         self.assertEqual(m["jent_read32_us"], [25146, 16266, 14511, 16734])
         self.assertEqual(m["jent_sizes"], {32: 15364, 128: 74724, 512: 350790})
         self.assertEqual(m["drbg_us"]["drbg_pr_sha1"], [17658])
         self.assertEqual(m["errors"], [])
         # Throughput: the largest request, bytes over seconds.
-        self.assertAlmostEqual(bench.throughput(m["jent_sizes"]), 512 / 0.350790)
+        self.assertAlmostEqual(stats.throughput(m["jent_sizes"]), 512 / 0.350790)
 
     def test_missing_initcall_and_errors(self):
-        m = bench.guest_metrics([
+        m = stats.guest_metrics([
             {"type": "bench_initcall", "fn": "jent_mod_init", "missing": True},
             {"type": "bench_error", "what": "bind jitterentropy_rng", "errno": 2},
             {"type": "bench_drbg", "driver": "drbg_pr_sha1", "err": 97, "us": []}])
         self.assertEqual(m["initcall_us"], {})
         self.assertEqual(m["errors"], ["bind jitterentropy_rng: errno 2"])
         self.assertEqual(m["drbg_err"], {"drbg_pr_sha1": 97})
-        self.assertIsNone(bench.throughput({}))
+        self.assertIsNone(stats.throughput({}))
 
     def test_recorded_pair(self):
-        g = bench.aggregate_guest([{"kernel": "ours", "rep": 0, "recs": recs(OURS)},
+        g = stats.aggregate_guest([{"kernel": "ours", "rep": 0, "recs": recs(OURS)},
                                    {"kernel": "pristine", "rep": 0, "recs": recs(PRISTINE)}])
         self.assertEqual(g["pairs"], 1)
         j = g["jitter"]
@@ -112,7 +114,7 @@ class GuestTest(unittest.TestCase):
             return {"kernel": kernel, "rep": rep, "recs": [
                 {"type": "bench_drbg", "driver": "d", "err": 0, "us": [us, us + 2, us + 1]}]}
         # Repetition 2 of pristine failed (no record): it and its pair drop out.
-        g = bench.aggregate_guest([boot("ours", 0, 10), boot("pristine", 0, 20),
+        g = stats.aggregate_guest([boot("ours", 0, 10), boot("pristine", 0, 20),
                                    boot("pristine", 1, 10), boot("ours", 1, 30),
                                    boot("ours", 2, 99)])
         self.assertEqual(g["pairs"], 2)
@@ -122,9 +124,9 @@ class GuestTest(unittest.TestCase):
         self.assertEqual(d["ratio"]["max"], 31 / 11)
 
     def test_targets(self):
-        g = bench.aggregate_guest([{"kernel": "ours", "rep": 0, "recs": recs(OURS)},
+        g = stats.aggregate_guest([{"kernel": "ours", "rep": 0, "recs": recs(OURS)},
                                    {"kernel": "pristine", "rep": 0, "recs": recs(PRISTINE)}])
-        t = {x["id"]: x for x in bench.guest_targets(g)}
+        t = {x["id"]: x for x in stats.guest_targets(g)}
         self.assertTrue(t["jitter.throughput"]["met"])
         # drbg_nopr_hmac_sha256 was slower in the recorded pair.
         self.assertFalse(t["drbg.instantiate"]["met"])
@@ -136,7 +138,7 @@ class GuestTest(unittest.TestCase):
                 {"fraction": 1.0, "rep": 1, "done": None},
                 {"fraction": 0.25, "rep": 0, "done": {"records": 2018, "us": 570000,
                                                        "failed": 1}}]
-        c = bench.aggregate_cavs(runs)
+        c = stats.aggregate_cavs(runs)
         self.assertEqual([x["fraction"] for x in c], [0.25, 1.0])
         self.assertEqual(c[1]["runs"], 2)
         self.assertEqual(c[1]["completed"], 1)
@@ -151,20 +153,20 @@ class WorkflowTest(unittest.TestCase):
                  (900.0, "kernel: test kernel built: 1649 build steps in 883 s"),
                  (1200.0, "conform: 150 passed, 1 failed, 2 skipped (10 boot(s), "
                           "290.5 s); report: build/conformance/report.{json,md,xml}")]
-        p = bench.parse_conform_log(lines)
+        p = stats.parse_conform_log(lines)
         self.assertEqual(p["import_s"], 74.0)
         self.assertEqual((p["build_steps"], p["build_s"]), (1649, 883.0))
         self.assertEqual(p["boots_s"], 290.5)
         self.assertEqual(p["summary"], {"passed": 150, "failed": 1, "skipped": 2,
                                         "boots": 10})
-        self.assertIsNone(bench.parse_conform_log([(1.0, "kernel: applied")])["import_s"])
+        self.assertIsNone(stats.parse_conform_log([(1.0, "kernel: applied")])["import_s"])
 
     def test_kunit_log(self):
         lines = [(700.0, "[08:40:01] Elapsed time: 712.345s total, 2.100s configuring, "
                          "650.000s building, 60.245s running"),
                  (700.1, "[08:40:01] Testing complete. Ran 40 tests: passed: 38, "
                          "skipped: 2")]
-        p = bench.parse_kunit_log(lines)
+        p = stats.parse_kunit_log(lines)
         self.assertEqual(p["total_s"], 712.345)
         self.assertEqual(p["building_s"], 650.0)
         self.assertEqual(p["summary"], "Ran 40 tests: passed: 38, skipped: 2")
@@ -172,25 +174,25 @@ class WorkflowTest(unittest.TestCase):
     def test_targets_met_or_not(self):
         wf = {"conform_cold": {"seconds": 1300.0}, "kunit_cold": {"seconds": 1000.0},
               "conform_warm": {"seconds": 29.9}, "conform_chunk": {"seconds": 125.0}}
-        t = {x["id"]: x for x in bench.workflow_targets(wf)}
+        t = {x["id"]: x for x in stats.workflow_targets(wf)}
         self.assertEqual(t["workflow.cold"]["measured"], 1.3)
         self.assertFalse(t["workflow.cold"]["met"])
         self.assertTrue(t["workflow.warm"]["met"])
         self.assertFalse(t["workflow.chunk"]["met"])
         self.assertNotIn("cpu_ratio", t["workflow.cold"])
         wf["conform_cold"]["seconds"] = 1200.0
-        self.assertTrue(bench.workflow_targets(wf)[0]["met"])
+        self.assertTrue(stats.workflow_targets(wf)[0]["met"])
         # The CPU time ratio is stated beside the wall clock, never instead.
         wf["conform_cold"]["cpu_s"], wf["kunit_cold"]["cpu_s"] = 1100.0, 1000.0
-        cold = bench.workflow_targets(wf)[0]
+        cold = stats.workflow_targets(wf)[0]
         self.assertEqual((cold["measured"], cold["cpu_ratio"]), (1.2, 1.1))
         self.assertIn("CPU time (user + system) ratio 1.10", cold["note"])
         self.assertNotIn("ratio_without_import", cold)
         # The cache import is stated beside the ratio, and the ratio without it.
         wf["conform_cold"]["import_s"] = 100.0
-        cold = bench.workflow_targets(wf)[0]
+        cold = stats.workflow_targets(wf)[0]
         self.assertEqual((cold["measured"], cold["ratio_without_import"]), (1.2, 1.1))
-        self.assertFalse(bench.workflow_targets(dict(
+        self.assertFalse(stats.workflow_targets(dict(
             wf, conform_cold=dict(wf["conform_cold"], seconds=1250.0)))[0]["met"])
         self.assertTrue(cold["note"].startswith("1.10 without the one-time kernel "
                                                 "cache import (100 s); CPU time"))
@@ -216,10 +218,10 @@ class WorkflowTest(unittest.TestCase):
 
 class MarkdownAndAppendixTest(unittest.TestCase):
     def result(self):
-        g = bench.aggregate_guest([{"kernel": "ours", "rep": 0, "recs": recs(OURS)},
+        g = stats.aggregate_guest([{"kernel": "ours", "rep": 0, "recs": recs(OURS)},
                                    {"kernel": "pristine", "rep": 0, "recs": recs(PRISTINE)}])
         g["settings"] = {"reads_32B": 4, "max_bytes": 512, "drbg_reps_per_boot": 1}
-        cavs = bench.aggregate_cavs([{"fraction": 1.0, "rep": 0, "done": {
+        cavs = stats.aggregate_cavs([{"fraction": 1.0, "rep": 0, "done": {
             "records": 8070, "us": 2100000, "failed": 0}}])
         wf = {"conform_cold": {"what": "cold", "seconds": 1300.0, "rc": 0, "import_s": 74.0,
                                "build_s": 883.0, "boots_s": 290.5, "other_s": 52.5,
@@ -230,11 +232,11 @@ class MarkdownAndAppendixTest(unittest.TestCase):
                "host": {"nproc": 2, "cpu_model": "AMD EPYC"}, "guest": g,
                "cavs": {"subsets": cavs, "repetitions": 1, "how": "all records"},
                "workflow": wf}
-        res["targets"] = bench.workflow_targets(wf) + bench.guest_targets(g)
+        res["targets"] = stats.workflow_targets(wf) + stats.guest_targets(g)
         return res
 
     def test_bench_md(self):
-        md = bench.markdown(self.result())
+        md = markdown(self.result())
         self.assertIn("emulated", md)
         self.assertIn("| drbg_pr_sha1 | 17,658 (17,658–17,658) | 47,368 (47,368–47,368) "
                       "| 0.373 (0.373–0.373) |", md)
@@ -246,12 +248,9 @@ class MarkdownAndAppendixTest(unittest.TestCase):
                       "import (74 s); CPU time (user + system) ratio 1.07;", md)
 
     def test_appendix_placeholder_and_from_data(self):
-        sys.path.insert(0, os.path.join(TOP, "tools"))
-        import book as bookmod
-        import performance
         top = tempfile.mkdtemp(prefix="bench-book-")
         ctx = {"top": top, "outdir": os.path.join(top, "out"), "report": None,
-               "esc": bookmod.esc, "code": bookmod.code}
+               "esc": bookmd.esc, "code": bookmd.code}
         try:
             md, notes = performance.render(ctx)
             self.assertIn("No bench run yet", md)

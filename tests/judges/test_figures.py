@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The figure data producers (conformance/host/figures_data.py).
+"""The figure data producers (harness/judges/jitter_replay.py, the replay
+and the host runs, and harness/judges/figures.py, the figure files and
+their checks), and the book's figure hook that draws them.
 
-The recorded input is tests/host/data/jitter-record-32.jsonl: the results
+The recorded input is tests/data/jitter-record-32.jsonl: the results
 lines of a real guest (the test kernel under QEMU TCG, conform.mode=
 jitter-record conform.jitter_bytes=32): one 32-byte read of a new
 jitterentropy_rng instance and every time stamp the core took for it.
@@ -13,16 +15,15 @@ import copy
 import json
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "conformance/host"))
-sys.path.insert(0, os.path.join(TOP, "book"))
-import figures_data as fd  # noqa: E402
+from harness.base.config import TOP
+from harness.judges import figures as fd
+from harness.judges import jitter_replay as jr
+from harness.stages.book import figures as book_figures
 
-DATA = os.path.join(TOP, "tests/host/data/jitter-record-32.jsonl")
+DATA = os.path.join(TOP, "tests/data/jitter-record-32.jsonl")
 RUN = {"started": "2026-12-03T08:04:00+00:00", "kernel": "6.1.192-test",
        "accel": "tcg", "boot": "main"}
 
@@ -38,8 +39,8 @@ DRIVER = {}
 def driver(test):
     if "exe" not in DRIVER:
         try:
-            DRIVER["exe"] = fd.build_driver(tempfile.mkdtemp(prefix="figdrv-"))
-        except fd.FigureDataError as e:
+            DRIVER["exe"] = jr.build_driver(tempfile.mkdtemp(prefix="figdrv-"))
+        except jr.FigureDataError as e:
             DRIVER["exe"], DRIVER["err"] = None, str(e)
     if not DRIVER["exe"]:
         test.fail(DRIVER["err"])
@@ -51,7 +52,7 @@ class RecordTest(unittest.TestCase):
 
     def test_recorded_guest_record_parses(self):
         """The real record: 32 bytes, every time stamp, no loss."""
-        g = fd.guest_record(recorded())
+        g = jr.guest_record(recorded())
         self.assertEqual(g["bytes"], 32)
         self.assertEqual(g["result"], 0)
         self.assertEqual(len(g["output"]), 32)
@@ -123,11 +124,11 @@ class RecordTest(unittest.TestCase):
             with self.subTest(spoil.__name__):
                 recs = copy.deepcopy(good)
                 spoil(recs)
-                with self.assertRaises(fd.FigureDataError):
-                    fd.guest_record(recs)
+                with self.assertRaises(jr.FigureDataError):
+                    jr.guest_record(recs)
         for junk in ([], [{"type": "garbled", "line": 3, "text": "x"}], [None, 3, "x"]):
-            with self.assertRaises(fd.FigureDataError):
-                fd.guest_record(junk)
+            with self.assertRaises(jr.FigureDataError):
+                jr.guest_record(junk)
 
 
 class ReplayTest(unittest.TestCase):
@@ -137,8 +138,8 @@ class ReplayTest(unittest.TestCase):
         """The real guest record replays to the kernel's output, using
         every recorded time stamp, and its raw samples are the measurements
         minus the block's priming one."""
-        g = fd.guest_record(recorded())
-        r = fd.replay(g)
+        g = jr.guest_record(recorded())
+        r = jr.replay(g)
         self.assertEqual(r["stamps"], len(g["stamps"]))
         self.assertEqual(r["measurements"] * 3, len(g["stamps"]))
         self.assertEqual(len(r["samples"]), r["measurements"] - 1)
@@ -152,7 +153,7 @@ class ReplayTest(unittest.TestCase):
     def test_tampered_records_do_not_replay(self):
         """One time stamp changed, one missing, one too many, another
         output or another result: the replay refuses each."""
-        g = fd.guest_record(recorded())
+        g = jr.guest_record(recorded())
         spoils = {
             "stamp": lambda x: x["stamps"].__setitem__(100, x["stamps"][100] + 1),
             "missing": lambda x: x["stamps"].pop(),
@@ -165,25 +166,25 @@ class ReplayTest(unittest.TestCase):
             with self.subTest(name):
                 x = copy.deepcopy(g)
                 spoil(x)
-                with self.assertRaises(fd.FigureDataError):
-                    fd.replay(x)
+                with self.assertRaises(jr.FigureDataError):
+                    jr.replay(x)
 
     def test_native_record_replays(self):
         """The tangled core on the host, timed by the real counter: the
         model recomputes its read from the time stamps it took."""
-        n = fd.native_record(driver(self), 32)
+        n = jr.native_record(driver(self), 32)
         self.assertIn(n["clock"], ("rdtsc", "clock_monotonic_ns"))
-        r = fd.replay(n)
+        r = jr.replay(n)
         self.assertEqual(r["stamps"], len(n["stamps"]))
 
     def test_induced_failures_escalate(self):
         """Stopped clock: one good read, 30 intermittent, then permanent at
         an RCT run of 61; one delta in 3 of 4: permanent at an APT count of
         355.  The C core and the model agree after every read."""
-        s = fd.induced_failure(driver(self), "stopped-clock")
+        s = jr.induced_failure(driver(self), "stopped-clock")
         self.assertEqual([r["result"] for r in s["reads"]], [0] + [-2] * 30 + [-3])
         self.assertEqual(max(x[1] for x in s["samples"]), 61)
-        a = fd.induced_failure(driver(self), "repeated-delta")
+        a = jr.induced_failure(driver(self), "repeated-delta")
         codes = [r["result"] for r in a["reads"]]
         self.assertEqual(codes[0], 0)
         self.assertEqual(codes[-1], -3)
@@ -197,18 +198,17 @@ class FigureTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.g = fd.guest_record(recorded())
-        cls.r = fd.replay(cls.g)
+        cls.g = jr.guest_record(recorded())
+        cls.r = jr.replay(cls.g)
 
     def test_figures_from_recorded_input_are_valid_and_drawn(self):
-        import figures
         exe = driver(self)
-        n = fd.native_record(exe, 32)
+        n = jr.native_record(exe, 32)
         n["machine"], n["load"] = "test", "0.00"
-        figs = [fd.deltas_figure(self.g, self.r, RUN, n, fd.replay(n)),
+        figs = [fd.deltas_figure(self.g, self.r, RUN, n, jr.replay(n)),
                 fd.health_figure(self.g, self.r, RUN,
-                                 fd.induced_failure(exe, "stopped-clock"),
-                                 fd.induced_failure(exe, "repeated-delta"))]
+                                 jr.induced_failure(exe, "stopped-clock"),
+                                 jr.induced_failure(exe, "repeated-delta"))]
         top = tempfile.mkdtemp(prefix="figtest-")
         try:
             for fig in figs:
@@ -223,7 +223,7 @@ class FigureTest(unittest.TestCase):
                              ["tcg", "host", "tcg", "host"])
             ctx = {"top": top, "outdir": os.path.join(top, "out"), "report": None,
                    "esc": lambda s: s, "code": lambda s: f"`{s}`"}
-            md, notes = figures.render(ctx)
+            md, notes = book_figures.render(ctx)
             self.assertEqual(notes, [])
             for fid in fd.IDS:
                 self.assertIn(f"::: {{#fig-{fid} .figure}}", md)
@@ -263,7 +263,7 @@ class FigureTest(unittest.TestCase):
                     f = copy.deepcopy(fig)
                     spoil(f)
                     self.assertNotEqual(fd.validate(f), [])
-                    with self.assertRaises(fd.FigureDataError):
+                    with self.assertRaises(jr.FigureDataError):
                         fd.write(f, top)
             self.assertEqual(os.listdir(top), [])
         finally:
@@ -282,11 +282,11 @@ class FigureTest(unittest.TestCase):
                 [{"type": "env"}], RUN, top, os.path.join(top, "work"))
             self.assertEqual(written, {})
             self.assertEqual(os.listdir(figdir), [])
-            by = {c["id"]: c for c in checks}
-            self.assertEqual(by["jitter.replay.guest"]["status"], "skip")
-            self.assertEqual(by["figures.jitter-deltas"]["status"], "skip")
-            self.assertEqual(by["figures.health-tests"]["status"], "skip")
-            self.assertTrue(all(c.get("reason") for c in checks if c["status"] != "pass"))
+            by = {c.id: c for c in checks}
+            self.assertEqual(by["jitter.replay.guest"].status, "skip")
+            self.assertEqual(by["figures.jitter-deltas"].status, "skip")
+            self.assertEqual(by["figures.health-tests"].status, "skip")
+            self.assertTrue(all(c.reason for c in checks if c.status != "pass"))
         finally:
             shutil.rmtree(top)
 
@@ -297,7 +297,7 @@ class FigureTest(unittest.TestCase):
         try:
             checks, written = fd.figure_checks_and_files(
                 recorded(), RUN, top, os.path.join(top, "work"))
-            by = {c["id"]: c["status"] for c in checks}
+            by = {c.id: c.status for c in checks}
             self.assertEqual(by, {"jitter.replay.guest": "pass",
                                   "jitter.replay.native": "pass",
                                   "figures.jitter-deltas": "pass",

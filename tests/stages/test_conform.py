@@ -1,21 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The harness's own judgement of the seed material, on synthetic input.
 
-The guest reports seed material and KUnit measurements; conform.py decides
-whether they match the book.  These tests feed it right and wrong records,
-so that a harness that approves everything cannot pass.
+The guest reports seed material and KUnit measurements; the judges
+(harness/judges/seed_trace.py, seeds.py, kmemleak.py) decide whether they
+match the book.  These tests feed them right and wrong records, so that a
+harness that approves everything cannot pass.  Also the conform stage's
+boot scheduling (run_plan) and the guest /init's build cache
+(harness/base/guest.py).
 """
 
 import os
-import sys
+import shutil
 import tempfile
 import unittest
+from unittest import mock
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "conformance/host"))
-sys.path.insert(0, os.path.join(TOP, "tools"))
-import conform  # noqa: E402
-import drbg_model  # noqa: E402
+from harness.base import config, guest
+from harness.judges import drbg_model, kmemleak, seed_trace
+from harness.judges.seeds import SEED_PATHS, STRENGTH, seed_lengths
+from harness.stages import conform
+
+TOP = config.TOP
 
 PERS, ADDTL = b"trace pers", b"trace addtl"
 
@@ -24,7 +29,7 @@ def make_trace(driver, pattern=True, swap=False, nonce=True, corrupt_out=False,
                jent_present=True):
     """A trace record as drbg_trace.c prints it, computed with the model."""
     core, pr = drbg_model.parse_driver(driver)
-    s = conform.STRENGTH[core]
+    s = STRENGTH[core]
     p = s + s // 2 if nonce else s
     grb = lambda n, seed: bytes((seed * 31 + i * 7 + 1) % 251 + 1 for i in range(n))  # noqa: E731
     jent = (lambda n, seed: b"\x5a" * n) if pattern else \
@@ -54,48 +59,48 @@ class TraceTest(unittest.TestCase):
     def test_good_traces_pass(self):
         for drv in ("drbg_nopr_hmac_sha256", "drbg_pr_ctr_aes192", "drbg_nopr_sha1"):
             recs = [make_trace(drv, True), make_trace(drv, False)]
-            c = conform.drbg_trace_checks(recs)
-            self.assertEqual([x["status"] for x in c], ["pass"], c)
-            self.assertEqual(c[0]["counts"]["recomputed"], 2)
+            c = seed_trace.checks(recs)
+            self.assertEqual([x.status for x in c], ["pass"], c)
+            self.assertEqual(c[0].counts["recomputed"], 2)
 
     def test_swapped_sources_fail(self):
-        c = conform.drbg_trace_checks([make_trace("drbg_nopr_sha256", swap=True)])
-        self.assertEqual(c[0]["status"], "fail")
-        self.assertIn("not the Jitter pattern", c[0]["reason"])
+        c = seed_trace.checks([make_trace("drbg_nopr_sha256", swap=True)])
+        self.assertEqual(c[0].status, "fail")
+        self.assertIn("not the Jitter pattern", c[0].reason)
 
     def test_dropped_nonce_fails(self):
-        c = conform.drbg_trace_checks([make_trace("drbg_pr_hmac_sha1", nonce=False)])
-        self.assertEqual(c[0]["status"], "fail")
-        self.assertIn("expected reseed=0 len=", c[0]["reason"])
+        c = seed_trace.checks([make_trace("drbg_pr_hmac_sha1", nonce=False)])
+        self.assertEqual(c[0].status, "fail")
+        self.assertIn("expected reseed=0 len=", c[0].reason)
 
     def test_output_not_from_these_seeds_fails(self):
-        c = conform.drbg_trace_checks([make_trace("drbg_nopr_ctr_aes128",
+        c = seed_trace.checks([make_trace("drbg_nopr_ctr_aes128",
                                                   corrupt_out=True)])
-        self.assertEqual(c[0]["status"], "fail")
-        self.assertIn("the host model computes", c[0]["reason"])
+        self.assertEqual(c[0].status, "fail")
+        self.assertIn("the host model computes", c[0].reason)
 
     def test_missing_pr_reseed_fails(self):
         rec = make_trace("drbg_pr_sha512")
         rec["seeds"] = rec["seeds"][:2]
-        c = conform.drbg_trace_checks([rec])
-        self.assertIn("2 seedings, expected 3", c[0]["reason"])
+        c = seed_trace.checks([rec])
+        self.assertIn("2 seedings, expected 3", c[0].reason)
 
 
 class NoJitterTraceTest(unittest.TestCase):
     """A boot whose Jitter RNG is absent: seeds are get_random_bytes() alone."""
 
     def test_grb_only_passes_when_absent(self):
-        c = conform.drbg_trace_checks([make_trace("drbg_pr_sha256", jent_present=False)],
+        c = seed_trace.checks([make_trace("drbg_pr_sha256", jent_present=False)],
                                       jent=False)
-        self.assertEqual(c[0]["status"], "pass", c[0].get("reason"))
+        self.assertEqual(c[0].status, "pass", c[0].reason)
 
     def test_jitter_part_present_fails_when_absent(self):
-        c = conform.drbg_trace_checks([make_trace("drbg_nopr_ctr_aes256")], jent=False)
-        self.assertEqual(c[0]["status"], "fail")
+        c = seed_trace.checks([make_trace("drbg_nopr_ctr_aes256")], jent=False)
+        self.assertEqual(c[0].status, "fail")
 
     def test_grb_only_fails_when_present(self):
-        c = conform.drbg_trace_checks([make_trace("drbg_nopr_sha1", jent_present=False)])
-        self.assertEqual(c[0]["status"], "fail")
+        c = seed_trace.checks([make_trace("drbg_nopr_sha1", jent_present=False)])
+        self.assertEqual(c[0].status, "fail")
 
 
 class SeedLengthTest(unittest.TestCase):
@@ -108,7 +113,7 @@ class SeedLengthTest(unittest.TestCase):
     def full(self, bad=None):
         lines = []
         for pr in ("pr", "nopr"):
-            for core, s in conform.STRENGTH.items():
+            for core, s in STRENGTH.items():
                 d = f"drbg_{pr}_{core}"
                 paths = ["instantiate", "reseed-explicit", "reseed-threshold",
                          "instantiate-nojent", "reseed-nojent", "instantiate-jentfail",
@@ -116,7 +121,7 @@ class SeedLengthTest(unittest.TestCase):
                 if pr == "nopr":
                     paths.append("reseed-async")
                 for sp in paths:
-                    g, j = conform.SEED_PATHS[sp]
+                    g, j = SEED_PATHS[sp]
                     g, j = int(g * s), int(j * s)
                     if bad == (d, sp):
                         g = s
@@ -125,20 +130,20 @@ class SeedLengthTest(unittest.TestCase):
         return lines
 
     def test_all_as_expected(self):
-        table, c = conform.seed_lengths([self.console(self.full())])
-        self.assertEqual(c["status"], "pass", c.get("reason"))
-        self.assertEqual(c["counts"]["instances"], 22)
+        table, c = seed_lengths([self.console(self.full())])
+        self.assertEqual(c.status, "pass", c.reason)
+        self.assertEqual(c.counts["instances"], 22)
 
     def test_short_nonce_is_caught(self):
-        _, c = conform.seed_lengths([self.console(self.full(("drbg_pr_sha384",
+        _, c = seed_lengths([self.console(self.full(("drbg_pr_sha384",
                                                               "instantiate")))])
-        self.assertEqual(c["status"], "fail")
-        self.assertIn("drbg_pr_sha384 instantiate", c["reason"])
+        self.assertEqual(c.status, "fail")
+        self.assertIn("drbg_pr_sha384 instantiate", c.reason)
 
     def test_missing_path_is_caught(self):
         lines = [ln for ln in self.full() if "drbg_nopr_sha1 reseed-async" not in ln]
-        _, c = conform.seed_lengths([self.console(lines)])
-        self.assertIn("drbg_nopr_sha1 reseed-async: not measured", c["reason"])
+        _, c = seed_lengths([self.console(lines)])
+        self.assertIn("drbg_nopr_sha1 reseed-async: not measured", c.reason)
 
 
 class KmemleakTest(unittest.TestCase):
@@ -146,11 +151,11 @@ class KmemleakTest(unittest.TestCase):
         recs = [{"type": "kmemleak", "text": "unreferenced object 0xffff (size 64):\n"
                  "  backtrace:\n    drbg_alloc_state+0x10\n"},
                 {"type": "kmemleak-done", "reports": 1}]
-        c = conform.kmemleak_check(recs, "b")
-        self.assertEqual(c["status"], "fail")
-        self.assertEqual(conform.kmemleak_check([{"type": "kmemleak-done", "reports": 0}],
-                                                "b")["status"], "pass")
-        self.assertEqual(conform.kmemleak_check([], "b")["status"], "fail")
+        c = kmemleak.check(recs, "b")
+        self.assertEqual(c.status, "fail")
+        self.assertEqual(kmemleak.check([{"type": "kmemleak-done", "reports": 0}],
+                                                "b").status, "pass")
+        self.assertEqual(kmemleak.check([], "b").status, "fail")
 
 
 class RunPlanTest(unittest.TestCase):
@@ -202,26 +207,22 @@ class GuestBuildCacheTest(unittest.TestCase):
     """The guest /init is linked again when a source changes, not otherwise."""
 
     def test_relinks_only_on_change(self):
-        import shutil
         top = tempfile.mkdtemp(prefix="guest-")
-        saved = conform.TOP
         try:
-            shutil.copytree(os.path.join(TOP, "conformance/guest"),
-                            os.path.join(top, "conformance/guest"))
-            conform.TOP = top
-            out = os.path.join(top, "out")
-            init = conform.build_guest(out)
-            first = os.stat(init).st_mtime_ns
-            self.assertEqual(os.stat(conform.build_guest(out)).st_mtime_ns, first)
-            with open(os.path.join(top, "conformance/guest/report.h"), "a") as f:
-                f.write("/* changed */\n")
-            os.utime(init, ns=(first - 10**9, first - 10**9))
-            self.assertGreater(os.stat(conform.build_guest(out)).st_mtime_ns,
-                               first - 10**9)
+            shutil.copytree(os.path.join(TOP, guest.SOURCES),
+                            os.path.join(top, guest.SOURCES))
+            with mock.patch.object(config, "TOP", top):
+                out = os.path.join(top, "out")
+                init = guest.build(out)
+                first = os.stat(init).st_mtime_ns
+                self.assertEqual(os.stat(guest.build(out)).st_mtime_ns, first)
+                with open(os.path.join(top, guest.SOURCES, "report.h"), "a") as f:
+                    f.write("/* changed */\n")
+                os.utime(init, ns=(first - 10**9, first - 10**9))
+                self.assertGreater(os.stat(guest.build(out)).st_mtime_ns,
+                                   first - 10**9)
         finally:
-            conform.TOP = saved
             shutil.rmtree(top)
-
 
 if __name__ == "__main__":
     unittest.main()

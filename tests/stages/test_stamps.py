@@ -1,26 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The two stamps that let a warm run skip work are never trusted wrongly.
 
-kernel.up_to_date() skips `make` only for the same tree, fragments,
-compiler and image, on a clean source tree; tangle_stamp skips the tangle
-only when the book, its tools and tangled/ all hash as they did.  Each
-test changes one of those and expects the work to be done again.
+kbuild.up_to_date() skips `make` only for the same tree, fragments,
+compiler and image, on a clean source tree; the tangle's stamp
+(tangle.fresh()) skips the tangle only when the book, its tools, tangled/
+and the series' line map all hash as they did.  Each test changes one of
+those and expects the work to be done again.
 """
 
-import contextlib
-import io
+import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "tools"))
-import kernel  # noqa: E402
-import tangle_stamp  # noqa: E402
+from harness.base import conf as confmod
+from harness.base import config, kbuild, kcache
+from harness.stages import series, tangle
+
+TOP = config.TOP
 
 
 def sh(cwd, *args):
@@ -44,24 +45,23 @@ class KernelBuildStampTest(unittest.TestCase):
         with open(self.image, "w") as f:
             f.write("image")
         self.stamp = os.path.join(self.b, "build.ok")
-        self.inputs = kernel.build_inputs(self.src, "test")
+        self.inputs = kbuild.build_inputs(self.src, "test")
         self.write_stamp(self.inputs)
 
     def tearDown(self):
         shutil.rmtree(self.dir)
 
     def write_stamp(self, inputs):
-        import json
         with open(self.stamp, "w") as f:
             json.dump({"inputs": inputs,
                        "image_mtime_ns": os.stat(self.image).st_mtime_ns}, f)
 
     def fresh(self):
-        return kernel.up_to_date(self.src, self.b, self.stamp,
-                                 kernel.build_inputs(self.src, "test"))
+        return kbuild.up_to_date(self.src, self.b, self.stamp,
+                                 kbuild.build_inputs(self.src, "test"))
 
     def test_same_inputs_skip(self):
-        self.assertEqual(self.inputs["tree"], kernel.git(
+        self.assertEqual(self.inputs["tree"], kcache.git(
             self.src, "rev-parse", "HEAD^{tree}").stdout.strip())
         self.assertTrue(self.fresh())
 
@@ -96,21 +96,28 @@ class KernelBuildStampTest(unittest.TestCase):
 class TangleStampTest(unittest.TestCase):
     def setUp(self):
         self.top = tempfile.mkdtemp(prefix="tstamp-")
-        for p in ["tangle.conf", "spec.nw", "chapters", "tools", "tangled"]:
+        for p in ["tangle.conf", "spec.nw", "chapters", "harness", "tangled"]:
             s, d = os.path.join(TOP, p), os.path.join(self.top, p)
             (shutil.copytree if os.path.isdir(s) else shutil.copy)(s, d)
-        self.saved = (tangle_stamp.TOP, tangle_stamp.STAMP)
-        tangle_stamp.TOP = self.top
-        tangle_stamp.STAMP = os.path.join(self.top, "build/tangle/stamp.json")
-        self.pristine = tangle_stamp.inputs()["pristine"]
+        self.lines = os.path.join(self.top, "build/tangle/lines.json")
+        os.makedirs(os.path.dirname(self.lines))
+        with open(self.lines, "w") as f:
+            f.write('{"patches": []}\n')
+        for target, name, value in ((config, "TOP", self.top),
+                                    (tangle, "STAMP", os.path.join(
+                                        self.top, "build/tangle/stamp.json")),
+                                    (series, "LINES", self.lines)):
+            patcher = mock.patch.object(target, name, value)
+            patcher.start()
+            self.addCleanup(patcher.stop)
+        self.conf = confmod.load(os.path.join(self.top, "tangle.conf"))
+        self.pristine = tangle.stamp_inputs(self.conf)["pristine"]
 
     def tearDown(self):
-        tangle_stamp.TOP, tangle_stamp.STAMP = self.saved
         shutil.rmtree(self.top)
 
     def fresh(self):
-        with contextlib.redirect_stdout(io.StringIO()):
-            return tangle_stamp.main(["tangle_stamp.py", "fresh"]) == 0
+        return tangle.fresh(self.conf) is None
 
     def test_no_stamp_tangles(self):
         self.assertFalse(self.fresh())
@@ -118,11 +125,12 @@ class TangleStampTest(unittest.TestCase):
     def test_each_change_tangles_again(self):
         if self.pristine is None:
             self.skipTest("no kernel tree in the cache: the stamp is never trusted")
-        self.assertEqual(tangle_stamp.main(["tangle_stamp.py", "write"]), 0)
+        tangle.write_stamp(self.conf)
         self.assertTrue(self.fresh())
         for rel, text in (("chapters/30-drbg-seeding.nw", "\n"),
-                          ("tools/series.py", "\n# changed\n"),
-                          ("tangled/jitterentropy.c", "/* hand edit */\n")):
+                          ("harness/stages/series.py", "\n# changed\n"),
+                          ("tangled/jitterentropy.c", "/* hand edit */\n"),
+                          ("build/tangle/lines.json", "\n")):
             p = os.path.join(self.top, rel)
             with open(p) as f:
                 keep = f.read()
@@ -133,12 +141,27 @@ class TangleStampTest(unittest.TestCase):
                 f.write(keep)
             self.assertTrue(self.fresh(), rel)
 
-    def test_usage(self):
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err):
-            self.assertEqual(tangle_stamp.main(["tangle_stamp.py"]), 2)
-        self.assertIn("tangle_stamp.py fresh", err.getvalue())
-
+    def test_says_why(self):
+        """fresh() names what makes the tangle run again, in one line"""
+        self.assertEqual(tangle.fresh(self.conf), "no stamp of an earlier tangle")
+        if self.pristine is None:
+            self.assertEqual(tangle.fresh(self.conf),
+                             "no kernel tree yet: the tangle imports it")
+            return
+        tangle.write_stamp(self.conf)
+        self.assertIsNone(tangle.fresh(self.conf))
+        with open(os.path.join(self.top, "tangle.conf"), "a") as f:
+            f.write("# a comment\n")
+        self.assertEqual(tangle.fresh(self.conf),
+                         "the book or its tools changed since the last tangle")
+        tangle.write_stamp(self.conf)
+        with open(os.path.join(self.top, "tangled/jitterentropy.c"), "a") as f:
+            f.write("\n")
+        self.assertEqual(tangle.fresh(self.conf),
+                         "tangled/ was changed by hand since the last tangle")
+        tangle.write_stamp(self.conf)
+        os.unlink(self.lines)
+        self.assertEqual(tangle.fresh(self.conf), "the line map of the series is missing")
 
 if __name__ == "__main__":
     unittest.main()

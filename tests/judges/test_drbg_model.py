@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The host SP 800-90A model (conformance/host/drbg_model.py).
+"""The host SP 800-90A model (harness/judges/drbg_model.py).
 
 - It reproduces the ReturnedBits of every applicable NIST CAVS record
   (7920: Hash and HMAC with SHA-1/256/384/512, CTR with AES-128/192/256
@@ -19,10 +19,8 @@ import sys
 import time
 import unittest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "conformance/host"))
-import cavs  # noqa: E402
-import drbg_model  # noqa: E402
+from harness.base.config import TOP
+from harness.judges import cavs_parse, cavs_records, drbg_model
 
 NIST = os.path.join(TOP, "vectors/cavs")
 INTERMEDIATE = os.path.join(TOP, "vectors/cavs-intermediate")
@@ -31,7 +29,7 @@ INTERMEDIATE = os.path.join(TOP, "vectors/cavs-intermediate")
 def applicable_records(paths, intermediate=False):
     recs = []
     for p in paths:
-        parsed = cavs.parse_file(p, intermediate=intermediate,
+        parsed = cavs_parse.parse_file(p, intermediate=intermediate,
                                  name=os.path.relpath(p, TOP))
         if parsed.errors:
             raise AssertionError(f"{p} does not parse: {parsed.errors[:3]}")
@@ -42,11 +40,11 @@ def applicable_records(paths, intermediate=False):
 class NistRecordsTest(unittest.TestCase):
     def test_every_applicable_nist_record(self):
         """the model reproduces all 7920 applicable NIST CAVS records"""
-        paths = [p for p, _, _ in cavs.find_files([NIST])]
+        paths = [p for p, _, _ in cavs_parse.find_files([NIST])]
         recs = applicable_records(paths)
         # 11 sections of 240 records in each of the three kinds.
-        by_kind = {k: sum(1 for r in recs if r.kind == k) for k in cavs.KINDS}
-        self.assertEqual(by_kind, {k: 11 * 240 for k in cavs.KINDS})
+        by_kind = {k: sum(1 for r in recs if r.kind == k) for k in cavs_records.KINDS}
+        self.assertEqual(by_kind, {k: 11 * 240 for k in cavs_records.KINDS})
         t0 = time.time()
         bad = [r.where for r in recs if drbg_model.run_record(r)[1] != r.returned]
         seconds = time.time() - t0
@@ -77,8 +75,8 @@ class NistRecordsTest(unittest.TestCase):
                     compared[key] = compared.get(key, 0) + 1
         self.assertEqual(problems[:10], [])
         # Every mechanism in every kind had its state compared.
-        for mech in cavs.MECHANISMS:
-            for kind in cavs.KINDS:
+        for mech in cavs_records.MECHANISMS:
+            for kind in cavs_records.KINDS:
                 self.assertGreater(compared.get((mech, kind), 0), 0, (mech, kind))
 
     def test_a_wrong_step_is_visible_in_the_intermediate_values(self):

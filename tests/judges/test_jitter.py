@@ -1,0 +1,419 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The Jitter RNG core (tangled/jitterentropy.c), tested in user space.
+
+The tangled core is compiled, the same file, against a small shim
+(conformance/jitter/shim.c: a scripted timer, an allocator that can fail,
+SHA3-256) by a driver that calls its functions (conformance/jitter/driver.c),
+at -O0 for x86-64 and, when gcc-multilib is installed, for i386 (run
+directly, or under qemu-i386 where the host cannot execute i386
+binaries).  An independent model (harness/judges/jitter_model.py, written
+from the book's description, not from the C) computes what the core must
+do for the same scripted timer: every measurement (time stamp, delta,
+memory and fold loop counts, folded bit), the pool, the conditioned
+blocks, the health-test counters, the start-up result.  Each test compares
+the two, bit for bit, or drives the core into one of its failures on
+purpose.
+
+This file: the build, the shim, the measurement and its loop counts, the
+fold, the memory access, the stuck test, the LFSR pool and its stir, the
+von Neumann pairs, the conditioning and the reads.  The health tests, the
+start-up test, allocation and the glue are in test_jitter_health.py.
+"""
+
+import hashlib
+import math
+import os
+import random
+import re
+import subprocess
+import unittest
+
+from .jitter_driver import M64, TANGLED, compare_read, drive, jittery, model, need, \
+    parse_state, timer_lines, traces
+
+
+class BuildTest(unittest.TestCase):
+    """The core compiles alone, refuses optimisation, builds for i386."""
+
+    def test_core_needs_no_system_or_kernel_headers(self):
+        """tangled/jitterentropy.c compiles with -nostdinc -ffreestanding."""
+        r = subprocess.run(["gcc", "-O0", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+                            "-nostdinc", "-ffreestanding", "-c", "-o", os.devnull,
+                            os.path.join(TANGLED, "jitterentropy.c")],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(TANGLED, "jitterentropy.c")) as f:
+            incs = re.findall(r'^#include\s+(\S+)', f.read(), re.M)
+        self.assertEqual(incs, ['"jitterentropy.h"'])
+
+    def test_refuses_optimisation(self):
+        """-O2 stops the build with the core's #error."""
+        r = subprocess.run(["gcc", "-O2", "-c", "-o", os.devnull,
+                            os.path.join(TANGLED, "jitterentropy.c")],
+                           capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("-O0", r.stderr)
+
+    def test_driver_builds_x86_64(self):
+        need(self, "64")
+
+    def test_driver_builds_i386(self):
+        need(self, "32")
+
+
+class ShimTest(unittest.TestCase):
+    """The test shim itself is right where the model relies on it."""
+
+    def test_shim_sha3_matches_hashlib(self):
+        rnd = random.Random(3)
+        msgs = [b"", b"abc"] + [rnd.randbytes(n) for n in (1, 71, 72, 135, 136, 137, 300)]
+        out = drive(self, ["sha3 " + m.hex() for m in msgs])
+        self.assertEqual([ln.split()[1] for ln in out],
+                         [hashlib.sha3_256(m).hexdigest() for m in msgs])
+
+    def test_scripted_timer_matches_model(self):
+        t0, segs = 5, [("inc", 7), ("set", 3), ("rand", 99, 10, 5, 4), ("const", 2),
+                       ("inc", 1), ("rand", 12345, 100, 1000, 0)]
+        out = drive(self, timer_lines(t0, segs) + ["shuffle 63 0"] * 20)
+        t = model.Timer(t0, segs)
+        want = [model.shuffle(t(), 63) for _ in range(20)]
+        self.assertEqual([int(ln.split()[1]) for ln in out], want)
+
+
+class ShuffleTest(unittest.TestCase):
+    """Loop counts come from one fresh time stamp each, all of its bits."""
+
+    def test_loop_counts_match_model(self):
+        rnd = random.Random(1)
+        vals = [rnd.getrandbits(64) for _ in range(300)] + [0, M64, 1 << 63]
+        for bits in (4, 7):
+            out = drive(self, timer_lines(0, [("set", v) for v in vals])
+                        + [f"shuffle {bits} 0"] * len(vals))
+            got = [int(ln.split()[1]) for ln in out]
+            self.assertEqual(got, [model.shuffle(v, bits) for v in vals])
+            self.assertTrue(all(1 <= g <= 1 << bits for g in got))
+
+    def test_top_bit_of_time_stamp_counts(self):
+        """Bit 63 changes the memory loop count (the seed's 64/7 = 9 pieces
+        dropped it)."""
+        out = drive(self, timer_lines(0, [("set", 0), ("set", 1 << 63)])
+                    + ["shuffle 7 0"] * 2)
+        self.assertEqual([ln.split()[1] for ln in out], ["1", "2"])
+
+    def test_loop_counts_not_keyed_by_pool(self):
+        """Two collectors with different pools, on the same timer, make the
+        same loop counts and the same measurements (defect 2)."""
+        t0, segs = jittery(11)
+        runs = []
+        for pool in (0, 0x0123456789ABCDEF):
+            out = drive(self, timer_lines(t0, segs)
+                        + ["trace 1", "new 1 0", f"setpool {pool}", "read 8"])
+            runs.append(traces(out))
+        self.assertEqual(runs[0], runs[1])
+        self.assertGreater(len(runs[0]), 128)
+
+
+class FoldTest(unittest.TestCase):
+    """The fold: the parity of the delta, whatever the loop count."""
+
+    def test_fold_matches_model(self):
+        rnd = random.Random(2)
+        cases = [(rnd.getrandbits(64), rnd.randrange(1, 17)) for _ in range(400)]
+        cases += [(0, 1), (M64, 16), (1, 1), (1 << 63, 3), (3, 0)]
+        out = drive(self, [f"fold {x} {n}" for x, n in cases])
+        self.assertEqual([int(ln.split()[1]) for ln in out],
+                         [model.fold(x, n) for x, n in cases])
+
+
+class MemoryTest(unittest.TestCase):
+    """The memory noise: 2 KiB, +1 per access, a step of 31 with wrap."""
+
+    def test_memaccess_matches_model(self):
+        rnd = random.Random(4)
+        loops = [rnd.randrange(1, 129) for _ in range(40)]
+        out = drive(self, timer_lines(0, [("const", 0)]) + ["new 1 0"]
+                    + [f"memaccess {n}" for n in loops] + ["state"])
+        ec = model.Collector(model.Timer(0, [("const", 0)]))
+        for n in loops:
+            for _ in range(model.MEM_ACCESSLOOPS + n):
+                ec.mem[ec.loc] = (ec.mem[ec.loc] + 1) & 0xFF
+                ec.loc = (ec.loc + 31) % 2048
+        st = parse_state(out[-1])
+        self.assertEqual((st["loc"], st["mem"]), (ec.loc, ec.mem.hex()))
+
+    def test_every_byte_hit_evenly(self):
+        """2048 accesses touch each of the 2048 bytes exactly once."""
+        out = drive(self, timer_lines(0, [("const", 0)])
+                    + ["new 1 0", "memaccess 1920", "state"])
+        st = parse_state(out[-1])
+        self.assertEqual(st["mem"], "01" * 2048)
+        self.assertEqual(st["loc"], 0)
+
+    def test_disable_memory_access(self):
+        t0, segs = jittery(12)
+        compare_read(self, t0, segs, [32], flags=model.DISABLE_MEMORY_ACCESS)
+
+
+class StuckTest(unittest.TestCase):
+    """The stuck test: zero 1st, 2nd or 3rd difference of the deltas."""
+
+    def test_stuck_matches_model(self):
+        rnd = random.Random(5)
+        deltas = []
+        for _ in range(300):
+            r = rnd.random()
+            deltas.append(deltas[-1] if deltas and r < 0.2 else
+                          0 if r < 0.25 else
+                          2 * deltas[-1] - (deltas[-2] if len(deltas) > 1 else 0)
+                          if deltas and r < 0.4 else rnd.randrange(1, 50))
+        deltas = [d & M64 for d in deltas]
+        out = drive(self, timer_lines(0, [("const", 0)]) + ["new 1 0"]
+                    + [f"stuck {d}" for d in deltas])[1:]
+        ec = model.Collector(None)
+        want = [int(ec.stuck(d)) for d in deltas]
+        self.assertEqual([int(ln.split()[1]) for ln in out], want)
+        self.assertGreater(sum(want), 50)
+        self.assertLess(sum(want), 250)
+
+    def test_stuck_cases(self):
+        """A repeated delta, a zero delta and a constant 2nd difference are
+        stuck; a fresh delta is not."""
+        out = drive(self, timer_lines(0, [("const", 0)]) + ["new 1 0"]
+                    + [f"stuck {d}" for d in (10, 25, 25, 0, 7, 9, 11, 20)])[1:]
+        self.assertEqual([int(ln.split()[1]) for ln in out], [0, 0, 1, 1, 0, 0, 1, 0])
+
+
+class LfsrTest(unittest.TestCase):
+    """The LFSR step, and what it is as a linear map."""
+
+    @staticmethod
+    def _apply(cols, v):
+        r, j = 0, 0
+        while v:
+            if v & 1:
+                r ^= cols[j]
+            v >>= 1
+            j += 1
+        return r
+
+    @staticmethod
+    def _rank(cols):
+        rows, r = list(cols), 0
+        for bit in range(64):
+            piv = next((i for i in range(r, len(rows)) if rows[i] >> bit & 1), None)
+            if piv is None:
+                continue
+            rows[r], rows[piv] = rows[piv], rows[r]
+            for i in range(len(rows)):
+                if i != r and rows[i] >> bit & 1:
+                    rows[i] ^= rows[r]
+            r += 1
+        return r
+
+    def test_lfsr_matches_model(self):
+        rnd = random.Random(6)
+        cases = [(rnd.getrandbits(64), rnd.getrandbits(1)) for _ in range(500)]
+        cases += [(0, 0), (0, 1), (M64, 0), (M64, 1), (1 << 63, 0)]
+        out = drive(self, [f"lfsr {d} {b}" for d, b in cases])
+        self.assertEqual([int(ln.split()[1]) for ln in out],
+                         [model.lfsr(d, b) for d, b in cases])
+
+    def test_word_is_a_bijection_of_its_64_bits(self):
+        """From any pool, 64 steps map the 64 input bits onto the pool
+        one to one (rank 64): a word keeps all the entropy of its bits."""
+        def run(bits):
+            d = 0
+            for k in range(64):
+                d = model.lfsr(d, bits >> k & 1)
+            return d
+        self.assertEqual(self._rank([run(1 << k) for k in range(64)]), 64)
+
+    def test_seed_polynomial_is_primitive(self):
+        """x^64+x^61+x^56+x^31+x^28+x^23+1 is primitive over GF(2)."""
+        f = sum(1 << e for e in (64, 61, 56, 31, 28, 23, 0))
+        n = (1 << 64) - 1
+        primes = [3, 5, 17, 257, 641, 65537, 6700417]
+        self.assertEqual(math.prod(primes), n)
+
+        def mulmod(a, b):
+            r = 0
+            while b:
+                if b & 1:
+                    r ^= a
+                b >>= 1
+                a <<= 1
+                if a >> 64 & 1:
+                    a ^= f
+            return r
+
+        def xpow(e):
+            r, b = 1, 2
+            while e:
+                if e & 1:
+                    r = mulmod(r, b)
+                b = mulmod(b, b)
+                e >>= 1
+            return r
+        self.assertEqual(xpow(n), 1)
+        for p in primes:
+            self.assertNotEqual(xpow(n // p), 1)
+
+    def test_register_characteristic_polynomial(self):
+        """As coded (bit 0 XORed in place, then a rotation), the register's
+        characteristic polynomial is x^64+x^42+x^37+x^34+x^9+x^4+x+1, not the
+        seed's: (x+1) times irreducibles of degree 20 and 43."""
+        cols = [model.lfsr(1 << j, 0) for j in range(64)]
+        c = sum(1 << e for e in (64, 42, 37, 34, 9, 4, 1, 0))
+        acc = [0] * 64
+        power = [1 << j for j in range(64)]
+        for e in range(65):
+            if c >> e & 1:
+                acc = [a ^ p for a, p in zip(acc, power)]
+            power = [self._apply(cols, p) for p in power]
+        self.assertEqual(acc, [0] * 64)          # c(A) = 0, and deg c = 64
+        seed = sum(1 << e for e in (64, 61, 56, 31, 28, 23, 0))
+        self.assertNotEqual(c, seed)
+        ident = [(self._apply(cols, 1 << j)) ^ (1 << j) for j in range(64)]
+        self.assertEqual(self._rank(ident), 63)  # one non-zero fixed state
+
+
+class StirTest(unittest.TestCase):
+    """The stir: x XOR mixer(x), constant time, a bijection."""
+
+    def test_stir_matches_model(self):
+        rnd = random.Random(7)
+        vals = [rnd.getrandbits(64) for _ in range(500)] + [0, M64, 1, 1 << 63]
+        out = drive(self, [f"stir {v}" for v in vals])
+        self.assertEqual([int(ln.split()[1]) for ln in out],
+                         [model.stir(v) for v in vals])
+
+    def test_stir_is_a_bijection(self):
+        """stir(x) = (I + L) x + stir(0) with L linear; I + L has rank 64."""
+        cols = [model.stir(1 << j) ^ model.stir(0) for j in range(64)]
+        rnd = random.Random(8)
+        for _ in range(200):
+            x, y = rnd.getrandbits(64), rnd.getrandbits(64)
+            self.assertEqual(model.stir(x ^ y) ^ model.stir(0),
+                             model.stir(x) ^ model.stir(y))
+        self.assertEqual(LfsrTest._rank(cols), 64)
+        self.assertEqual(bin(model.STIR_CONSTANT).count("1") % 2, 0)
+
+    def test_stir_has_no_data_dependent_branch(self):
+        """The compiled stir has one conditional jump: its loop (defect 1)."""
+        path = need(self, "64")
+        dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path],
+                             capture_output=True, text=True).stdout
+        m = re.search(r"<jent_stir_pool>:\n(.*?)\n\n", dis, re.S)
+        self.assertIsNotNone(m, "jent_stir_pool not found in the driver")
+        jcc = re.findall(r"\sj(?!mp)[a-z]+\s", m.group(1))
+        self.assertEqual(len(jcc), 1, m.group(1))
+
+
+class VonNeumannTest(unittest.TestCase):
+    """Pairs of measurements make one bit; stuck pairs are thrown away."""
+
+    def test_reads_match_model_many_timers(self):
+        for seed in range(12):
+            t0, segs = jittery(100 + seed)
+            compare_read(self, t0, segs, [32])
+
+    def test_one_word_needs_at_least_128_measurements(self):
+        _, ec = compare_read(self, *jittery(13), [1])
+        # one block: a priming measurement, then 5 words of 64 pairs or more
+        self.assertGreaterEqual(len(ec.trace), 1 + 5 * 128)
+
+    def test_stuck_samples_are_discarded(self):
+        """Replacing every stuck measurement's bit by its opposite does not
+        change the output: stuck deltas never reach the pool (defect 4)."""
+        # A timer with many repeats: deltas alternate among few values.
+        rnd = random.Random(14)
+        incs = []
+        for _ in range(60000):
+            incs.append(rnd.choice((301, 301, 302, 517, 733)))
+        segs = [("inc", d) for d in incs]
+        (ret, data), = compare_read(self, 1000, segs, [32])[0]
+        self.assertEqual(ret, 0)
+        ec = model.Collector(model.Timer(1000, segs))
+        ec.read(32)
+        st = [ec.stuck(d) for (_, d, _, _, _) in ec.trace]  # fresh history
+        self.assertGreater(sum(st), 100, "the timer should make stuck deltas")
+        # the model with stuck bits flipped gives the same output
+        flipped = model.Collector(model.Timer(1000, segs))
+        orig_sample = flipped.sample
+
+        def sample():
+            lv, bit, s = orig_sample()
+            return lv, (bit ^ 1) if s else bit, s
+        flipped.sample = sample
+        self.assertEqual(flipped.read(32), (0, data))
+
+
+class ConditioningTest(unittest.TestCase):
+    """Blocks are SHA3-256(previous block || five pool words)."""
+
+    def test_block_is_sha3_of_chain_and_words(self):
+        t0, segs = jittery(15)
+        (r1, b1), (r2, b2) = compare_read(self, t0, segs, [32, 32])[0]
+        ec = model.Collector(model.Timer(t0, segs))
+        words = []
+        orig = ec.word
+
+        def word():
+            lv, w = orig()
+            words.append(w)
+            return lv, w
+        ec.word = word
+        ec.read(32)
+        msg = bytes(32) + b"".join(w.to_bytes(8, "little") for w in words)
+        self.assertEqual(hashlib.sha3_256(msg).digest(), b1)
+        ec.read(32)
+        msg = b1 + b"".join(w.to_bytes(8, "little") for w in words[5:])
+        self.assertEqual(hashlib.sha3_256(msg).digest(), b2)
+
+    def test_credited_input_is_output_plus_64(self):
+        self.assertEqual(model.BLOCK_WORDS * 64, model.BLOCK_BYTES * 8 + 64)
+
+    def test_hash_failure_is_reported(self):
+        t0, segs = jittery(16)
+        out = drive(self, timer_lines(t0, segs) + ["new 1 0", "hashfail 1", "read 16"])
+        ret, data = out[1].split()[1:3]
+        self.assertEqual(int(ret), -1)
+        self.assertEqual(data, "00" * 16)
+
+
+class ReadTest(unittest.TestCase):
+    """n-byte reads: whole blocks, the last one truncated."""
+
+    def test_reads_of_many_lengths(self):
+        rnd = random.Random(17)
+        for seed in range(4):
+            t0, segs = jittery(200 + seed)
+            lengths = [rnd.choice((0, 1, 7, 8, 31, 32, 33, 48, 64, 65)) for _ in range(4)]
+            compare_read(self, t0, segs, lengths)
+
+    def test_truncation_of_last_block(self):
+        """A 33-byte read is a whole block and the first byte of the next:
+        the second block is not handed out or reused."""
+        t0, segs = jittery(18)
+        (_, a), = compare_read(self, t0, segs, [33])[0]
+        (_, b), = compare_read(self, t0, segs, [64])[0]
+        self.assertEqual(a, b[:33])
+        (_, c), (_, d) = compare_read(self, t0, segs, [33, 32])[0]
+        self.assertEqual(c, a)
+        self.assertNotEqual(d, b[32:])     # the next read makes a new block
+
+    def test_oversampling(self):
+        compare_read(self, *jittery(19), [40], osr=3)
+
+    def test_reads_match_model_i386(self):
+        for seed in range(3):
+            compare_read(self, *jittery(300 + seed), [40], arch="32")
+
+    def test_zero_length_and_no_collector(self):
+        out = drive(self, timer_lines(0, [("const", 0)]) + ["read 4", "new 1 0", "read 0"])
+        self.assertEqual(out[0], "read -1 00000000 guard=a5")
+        self.assertEqual(out[2], "read 0  guard=a5")
+
+
+if __name__ == "__main__":
+    unittest.main()

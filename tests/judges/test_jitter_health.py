@@ -1,0 +1,358 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The Jitter RNG core (tangled/jitterentropy.c) in user space, continued
+from test_jitter.py (which says how the driver and the model are compared):
+a repeated pool word, the kernel glue's lock, the health tests (RCT, APT,
+the von Neumann bound: cutoffs and induced failures), the start-up test
+with each of its error codes (on x86-64 and i386), and allocation.
+"""
+
+import math
+import os
+import random
+import unittest
+from fractions import Fraction
+
+from .jitter_driver import TANGLED, compare_read, deltas_timer, drive, jittery, model, \
+    timer_lines, traces
+
+
+def gf2_solve(cols, target):
+    """x with sum of cols[k] for the set bits k of x == target, over GF(2)."""
+    rows = [(c, 1 << k) for k, c in enumerate(cols)]
+    basis = {}
+    for vec, comb in rows:
+        while vec:
+            top = vec.bit_length() - 1
+            if top not in basis:
+                basis[top] = (vec, comb)
+                break
+            bv, bc = basis[top]
+            vec, comb = vec ^ bv, comb ^ bc
+    x = 0
+    while target:
+        top = target.bit_length() - 1
+        bv, bc = basis[top]          # KeyError: not solvable
+        target, x = target ^ bv, x ^ bc
+    return x
+
+
+class RepeatTest(unittest.TestCase):
+    """Two equal consecutive pool words are delivered, not refused."""
+
+    def test_repeated_pool_word_is_not_an_error(self):
+        """The 2015 FIPS test panicked on two equal 64-bit outputs (defect
+        5).  Here the timer is built so that the second word of a block
+        equals the first: the read succeeds, the C matching the model."""
+        rnd = random.Random(27)
+
+        def run(state, bits):
+            for k in range(64):
+                state = model.lfsr(state, bits >> k & 1)
+            return state
+        b1 = rnd.getrandbits(64)
+        d1 = run(0, b1)                      # pool before the first stir
+        w1 = model.stir(d1)
+        # bits b2 with run(w1, b2) == d1; run is affine in the bits
+        cols = [run(0, 1 << k) for k in range(64)]
+        b2 = gf2_solve(cols, d1 ^ run(w1, 0))
+        self.assertEqual(run(w1, b2), d1)
+        bits = [b1 >> k & 1 for k in range(64)] + [b2 >> k & 1 for k in range(64)]
+        bits += [rnd.getrandbits(1) for _ in range(64 * 3)]
+        # deltas: a pair (x, 1 - x) of non-stuck measurements per bit
+        deltas, last = [1000], None
+        probe = model.Collector(None)
+        for x in bits:
+            for want in (x, 1 - x):
+                while True:
+                    d = rnd.randrange(2000, 1 << 20)
+                    if model.fold(d) != want or d == last:
+                        continue
+                    saved = (probe.ld, probe.ld2)
+                    if probe.stuck(d):
+                        probe.ld, probe.ld2 = saved
+                        continue
+                    break
+                deltas.append(d)
+                last = d
+        t0, segs = deltas_timer(deltas[1:])
+        ec = model.Collector(model.Timer(t0, segs))
+        words = []
+        orig = ec.word
+
+        def word():
+            lv, w = orig()
+            words.append(w)
+            return lv, w
+        ec.word = word
+        self.assertEqual(ec.read(32)[0], 0)
+        self.assertEqual(words[0], words[1])
+        (ret, _), = compare_read(self, t0, segs, [32])[0]
+        self.assertEqual(ret, 0)
+
+
+class GlueTest(unittest.TestCase):
+    """Properties of the kernel glue that need no kernel to check."""
+
+    def test_glue_locks_with_a_mutex(self):
+        """The read path takes a mutex, and no spinlock anywhere (defect
+        8): the tangled glue is read, as a reviewer would."""
+        with open(os.path.join(TANGLED, "jitterentropy-kcapi.c")) as f:
+            src = f.read()
+        self.assertIn("struct mutex jent_lock;", src)
+        body = src[src.index("static int jent_kcapi_random("):]
+        body = body[:body.index("\n}\n")]
+        self.assertIn("mutex_lock(&rng->jent_lock);", body)
+        self.assertIn("mutex_unlock(&rng->jent_lock);", body)
+        self.assertNotRegex(src, r"spin_lock|spinlock_t|raw_spin")
+
+
+class HealthTest(unittest.TestCase):
+    """RCT and APT on the deltas, the von Neumann bound: cutoffs and
+    induced failures."""
+
+    @staticmethod
+    def critbinom(n, p, q):
+        c = Fraction(0)
+        for k in range(n + 1):
+            c += Fraction(math.comb(n, k)) * p ** k * (1 - p) ** (n - k)
+            if c >= q:
+                return k
+
+    def test_rct_cutoffs_from_formula(self):
+        """C = 1 + ceil(-log2(alpha) / H), H = 1: 31 and 61."""
+        for a, c in ((30, model.RCT_CUT), (60, model.RCT_CUT_PERM)):
+            self.assertEqual(1 + math.ceil(a / 1), c)
+
+    def test_apt_cutoffs_from_binomial(self):
+        """C = 1 + CRITBINOM(512, 2^-H, 1 - alpha): 325 and 355; the false
+        positive rate P(B >= C) with B - 1 ~ Bin(511, 1/2) is at most alpha."""
+        for a, c in ((30, model.APT_CUT), (60, model.APT_CUT_PERM)):
+            k = self.critbinom(512, Fraction(1, 2), 1 - Fraction(1, 2 ** a))
+            self.assertEqual(1 + k, c)
+            tail = sum(math.comb(511, j) for j in range(c - 1, 512))
+            self.assertLessEqual(Fraction(tail, 2 ** 511), Fraction(1, 2 ** a))
+
+    def test_vn_cutoffs_from_formula(self):
+        """(7/8)^C <= alpha: 156 and 312 consecutive pairs without a bit."""
+        for a, c in ((30, model.VN_CUT), (60, model.VN_CUT_PERM)):
+            self.assertEqual(math.ceil(a / -math.log2(Fraction(7, 8))), c)
+            self.assertLessEqual((7 / 8) ** c, 2.0 ** -a)
+            self.assertGreater((7 / 8) ** (c - 1), 2.0 ** -a)
+
+    def _stopped_clock_after(self, seed, good_reads):
+        t0, segs = jittery(seed)
+        segs = [("rand",) + segs[0][1:4] + (good_reads,), ("const", 0)]
+        return t0, segs
+
+    def test_rct_intermittent_failure(self):
+        """A clock that stops mid-block: the 31st equal delta fails the read
+        with -2, the buffer is zero, the pool and chain value are reset."""
+        t0, segs = self._stopped_clock_after(20, 1500)
+        (r1, _), = compare_read(self, t0, segs, [32])[0][:1]
+        self.assertEqual(r1, -2)
+        _, ec = compare_read(self, t0, segs, [32])
+        self.assertEqual((ec.data, ec.block, ec.health.rct_run), (0, bytes(32), 31))
+
+    def test_rct_permanent_failure(self):
+        """The clock stays stopped: each read fails again at once (the run
+        goes on), until the 61st equal delta makes it permanent; from then
+        on every read fails with -3 without measuring."""
+        t0, segs = self._stopped_clock_after(21, 1500)
+        res, ec = compare_read(self, t0, segs, [32] * 32)
+        codes = [r for r, _ in res]
+        self.assertEqual(codes, [-2] * 30 + [-3, -3])
+        self.assertEqual(ec.health.rct_run, 61)
+        self.assertTrue(ec.failed)
+
+    def test_apt_intermittent_and_permanent_failure(self):
+        """One delta value in 9 of 10 samples, never 31 in a row: the APT
+        fails the read at a count of 325; the count goes on in its window,
+        each read failing again at its first sample, until 355 makes the
+        failure permanent."""
+        rnd = random.Random(22)
+        deltas = [400 if k % 10 != 8 else 401 + 2 * rnd.randrange(1, 2000)
+                  for k in range(3000)]
+        res, ec = compare_read(self, *deltas_timer(deltas), [32] * 60)
+        codes = [r for r, _ in res]
+        first = codes.index(-2)
+        self.assertEqual(codes[:first], [])
+        self.assertIn(-3, codes)
+        perm = codes.index(-3)
+        self.assertEqual(codes[first:perm], [-2] * (perm - first))
+        self.assertEqual(set(codes[perm:]), {-3})
+        self.assertGreaterEqual(ec.health.apt_count, model.APT_CUT_PERM)
+        self.assertLess(ec.health.rct_run, model.RCT_CUT)
+
+    def test_vn_bound_intermittent_and_permanent(self):
+        """Deltas that all have even parity, so every folded bit is 0, and
+        never repeat: no pair makes a bit.  After 156 pairs in a row the
+        read fails (-2); each later read adds a pair, and the 312th makes
+        the failure permanent (-3)."""
+        deltas, d = [], 1000
+        while len(deltas) < 1200:
+            d += 7 + len(deltas) % 5
+            if bin(d).count("1") % 2 == 0:
+                deltas.append(d)
+        res, ec = compare_read(self, *deltas_timer(deltas), [32] * 158)
+        codes = [r for r, _ in res]
+        self.assertEqual(codes, [-2] * 156 + [-3, -3])
+        self.assertEqual(ec.health.vn, model.VN_CUT_PERM)
+        self.assertLess(ec.health.rct_run, model.RCT_CUT)
+
+    def test_good_timers_pass(self):
+        """On jittery timers, long reads never fail a health test."""
+        for seed in range(3):
+            res, ec = compare_read(self, *jittery(400 + seed, 300, 4000), [256],
+                                   trace=False)
+            self.assertEqual(res[0][0], 0)
+
+    def test_failed_collector_stays_failed(self):
+        t0, segs = self._stopped_clock_after(23, 1500)
+        res, ec = compare_read(self, t0, segs, [32] * 31 + [0, 1])
+        self.assertEqual([r for r, _ in res][-3:], [-3, -3, -3])
+
+
+class StartupTest(unittest.TestCase):
+    """The start-up test: 1024 counted samples after 100 warm-up ones; each
+    error code from a timer built to cause it."""
+
+    def run_startup(self, t0, segs, arch="64"):
+        out = drive(self, timer_lines(t0, segs) + ["trace 1", "startup"], arch)
+        line = [ln for ln in out if ln.startswith("startup ")][0]
+        code = int(line.split()[1])
+        stats = dict(kv.split("=") for kv in line.split()[2:])
+        code_m, s, tr = model.startup(model.Timer(t0, segs))
+        self.assertEqual(traces(out), tr)
+        self.assertEqual(code, code_m)
+        for k, v in s.items():
+            self.assertEqual(int(stats[k]), v, k)
+        self.assertEqual(int(stats["live"]), 0, "the test's collector leaked")
+        return code, s
+
+    @staticmethod
+    def deltas_timer(deltas, t0=1000):
+        return deltas_timer(deltas, t0)
+
+    N = model.WARMUP + model.SAMPLES
+
+    def good(self, seed):
+        rnd = random.Random(seed)
+        return [rnd.randrange(400, 1400) for _ in range(self.N)]
+
+    def test_passes_on_jittery_timer(self):
+        for seed in range(3):
+            code, s = self.run_startup(*jittery(500 + seed))
+            self.assertEqual(code, 0)
+            self.assertEqual(s["samples"], 1024)
+
+    def test_counts_1024_samples_after_warmup(self):
+        code, s = self.run_startup(*jittery(510))
+        self.assertEqual(s["reads"], 3 * (1 + self.N))
+
+    def test_passes_i386(self):
+        code, _ = self.run_startup(*jittery(511), arch="32")
+        self.assertEqual(code, 0)
+
+    def test_enotime(self):
+        self.assertEqual(self.run_startup(0, [("const", 0)])[0], model.ENOTIME)
+
+    def test_ecoarsetime_zero_delta(self):
+        d = self.good(520)
+        d[500] = 0
+        self.assertEqual(self.run_startup(*self.deltas_timer(d))[0], model.ECOARSETIME)
+
+    def test_ecoarsetime_multiples_of_100(self):
+        rnd = random.Random(521)
+        d = [100 * rnd.randrange(4, 40) for _ in range(self.N)]
+        self.assertEqual(self.run_startup(*self.deltas_timer(d))[0], model.ECOARSETIME)
+
+    def test_enomonotonic(self):
+        d = self.good(522)
+        for i in (300, 500, 700, 900):
+            d[i] = -5000
+        self.assertEqual(self.run_startup(*self.deltas_timer(d))[0], model.ENOMONOTONIC)
+
+    def test_three_steps_back_are_tolerated(self):
+        d = self.good(523)
+        for i in (300, 500, 700):
+            d[i] = -5000
+        self.assertEqual(self.run_startup(*self.deltas_timer(d))[0], 0)
+
+    def test_evarvar_constant_step(self):
+        """A timer that advances by a constant step fails (the seed passed
+        it: its first delta was compared with an unset one)."""
+        for step in (2, 7, 333):
+            code, s = self.run_startup(5, [("inc", step), ("rand", 1, step, 1, 0)])
+            self.assertEqual(code, model.EVARVAR)
+            self.assertEqual(s["dsum"], 0)
+
+    def test_eminvarvar(self):
+        d = [777] * self.N
+        d[-1] = 778
+        self.assertEqual(self.run_startup(*self.deltas_timer(d))[0], model.EMINVARVAR)
+
+    def test_eminvariation(self):
+        d = [1000 + 37 * (i // 20) for i in range(self.N)]
+        code, s = self.run_startup(*self.deltas_timer(d))
+        self.assertEqual(code, model.EMINVARIATION)
+        self.assertLess(s["varied"], 102)
+
+    def test_estuck(self):
+        d = [500 + 3 * i for i in range(self.N)]
+        code, s = self.run_startup(*self.deltas_timer(d))
+        self.assertEqual(code, model.ESTUCK)
+        self.assertGreater(s["stuck"], 918)
+
+    def test_ehealth_rct(self):
+        d = self.good(524)
+        for i in range(600, 631):
+            d[i] = 999
+        code, s = self.run_startup(*self.deltas_timer(d))
+        self.assertEqual(code, model.EHEALTH)
+        self.assertEqual(s["rct_max"], 31)
+
+    def test_ehealth_apt(self):
+        rnd = random.Random(525)
+        d = [900 if (i - model.WARMUP) % 3 != 2 else rnd.randrange(1000, 9000)
+             for i in range(self.N)]
+        code, s = self.run_startup(*self.deltas_timer(d))
+        self.assertEqual(code, model.EHEALTH)
+        self.assertGreaterEqual(s["apt_max"], 325)
+        self.assertLess(s["rct_max"], 31)
+
+    def test_rct_30_is_not_a_failure(self):
+        d = self.good(526)
+        for i in range(600, 630):
+            d[i] = 999
+        self.assertEqual(self.run_startup(*self.deltas_timer(d))[0], 0)
+
+    def test_enomem(self):
+        for n in (1, 2):
+            out = drive(self, timer_lines(*jittery(527)) + [f"allocfail {n}", "startup"])
+            self.assertEqual(out[0].split()[1], str(model.ENOMEM))
+            self.assertIn("live=0", out[0])
+
+
+class AllocTest(unittest.TestCase):
+    """The collector's allocation, flags and free."""
+
+    def test_free_null_is_safe(self):
+        """Freeing NULL returns at once (the seed dereferenced it first)."""
+        self.assertEqual(drive(self, ["freenull"]), ["freenull ok"])
+
+    def test_free_releases_both_allocations(self):
+        out = drive(self, timer_lines(0, [("const", 0)]) + ["new 1 0", "free"])
+        self.assertEqual(out, ["new ok", "free live=0"])
+
+    def test_unknown_flags_and_osr_refused(self):
+        out = drive(self, ["new 1 1", "new 1 2", "new 17 0", "new 0 4", "new 16 0"])
+        self.assertEqual(out, ["new null", "new null", "new null", "new ok", "new ok"])
+
+    def test_allocation_failure(self):
+        out = drive(self, ["allocfail 1", "new 1 0", "allocfail 2", "new 1 0",
+                           "free"])
+        self.assertEqual(out, ["new null", "new null", "free live=0"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The host-tests verb counts every outcome of a test method.
+
+A tiny suite, made here and never discovered on its own, runs through
+host_tests.Recorder: each method gives one record with the id
+host.unit.<file stem without test_>.<Class>.<method>; a failing subTest
+fails its method (once, naming every failing subcase), even when other
+subcases pass; an unexpected success is a failure; an error is a failure;
+a skip is a skip, not a pass.
+"""
+
+import io
+import unittest
+
+from harness.stages import host_tests
+
+
+class _Cases:
+    """The methods of the sample suite (a TestCase only inside sample())."""
+
+    def test_passes(self):
+        self.assertTrue(True)
+
+    def test_fails(self):
+        self.assertEqual(1, 2)
+
+    def test_errors(self):
+        raise RuntimeError("boom")
+
+    def test_skips(self):
+        self.skipTest("no device")
+
+    def test_one_subtest_fails(self):
+        for i in range(4):
+            with self.subTest(i=i):
+                self.assertNotEqual(i, 2)
+
+    def test_two_subtests_fail(self):
+        for i in range(4):
+            with self.subTest(i=i):
+                self.assertLess(i, 2)
+
+    def test_subtest_errors(self):
+        for i in range(2):
+            with self.subTest(i=i):
+                if i:
+                    raise KeyError("missing")
+
+    @unittest.expectedFailure
+    def test_unexpected_success(self):
+        self.assertTrue(True)
+
+
+def sample():
+    """The sample TestCase class, named as if written in this file."""
+    return type("Sample", (_Cases, unittest.TestCase), {"__module__": __name__})
+
+
+def run(*names):
+    cls = sample()
+    names = names or sorted(n for n in dir(_Cases) if n.startswith("test_"))
+    suite = unittest.TestSuite(cls(n) for n in names)
+    runner = unittest.TextTestRunner(resultclass=host_tests.Recorder, stream=io.StringIO(),
+                                     verbosity=0)
+    result = runner.run(suite)
+    return {r["id"].rsplit(".", 1)[1]: r for r in result.records.values()}, result
+
+
+def counts(records):
+    # As the verb counts them for its summary line and exit status.
+    return {s: sum(1 for r in records.values() if r["status"] == s)
+            for s in ("pass", "fail", "skip")}
+
+
+class RecorderTest(unittest.TestCase):
+    def test_check_ids(self):
+        records, _ = run()
+        self.assertEqual(sorted(r["id"] for r in records.values()),
+                         sorted(f"host.unit.host_tests.Sample.{n}"
+                                for n in dir(_Cases) if n.startswith("test_")))
+        for r in records.values():
+            self.assertEqual(r["origin"], "host")
+            self.assertTrue(r["title"])
+
+    def test_every_outcome(self):
+        records, result = run()
+        self.assertEqual({m: r["status"] for m, r in records.items()}, {
+            "test_passes": "pass", "test_fails": "fail", "test_errors": "fail",
+            "test_skips": "skip", "test_one_subtest_fails": "fail",
+            "test_two_subtests_fail": "fail", "test_subtest_errors": "fail",
+            "test_unexpected_success": "fail"})
+        self.assertEqual(counts(records), {"pass": 1, "fail": 6, "skip": 1})
+        self.assertFalse(result.wasSuccessful())
+        for r in records.values():
+            self.assertEqual(r["status"] == "pass", "reason" not in r, r)
+        self.assertIn("no device", records["test_skips"]["reason"])
+        self.assertIn("RuntimeError: boom", records["test_errors"]["reason"])
+
+    def test_failing_subtest_fails_the_method(self):
+        """one failing subcase of four fails its method, once"""
+        records, result = run("test_one_subtest_fails")
+        self.assertEqual(list(records), ["test_one_subtest_fails"])
+        r = records["test_one_subtest_fails"]
+        self.assertEqual(r["status"], "fail")
+        self.assertIn("(i=2)", r["reason"])
+        self.assertNotIn("(i=1)", r["reason"])
+        self.assertEqual(counts(records), {"pass": 0, "fail": 1, "skip": 0})
+        self.assertFalse(result.wasSuccessful())
+
+    def test_every_failing_subtest_is_named(self):
+        records, _ = run("test_two_subtests_fail", "test_subtest_errors")
+        self.assertEqual(counts(records), {"pass": 0, "fail": 2, "skip": 0})
+        reason = records["test_two_subtests_fail"]["reason"]
+        self.assertIn("(i=2)", reason)
+        self.assertIn("(i=3)", reason)
+        self.assertIn("KeyError", records["test_subtest_errors"]["reason"])
+
+    def test_unexpected_success_is_a_failure(self):
+        records, result = run("test_unexpected_success")
+        r = records["test_unexpected_success"]
+        self.assertEqual(r["status"], "fail")
+        self.assertIn("unexpected success", r["reason"])
+        self.assertEqual(counts(records), {"pass": 0, "fail": 1, "skip": 0})
+        self.assertFalse(result.wasSuccessful())
+
+
+if __name__ == "__main__":
+    unittest.main()
