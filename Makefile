@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The literate-drbg pipeline.  `make conform` is the main job, `make check`
-# the tests; both install what is missing first.  See README.md.
+# the tests; both install what is missing first.  Every target below is a
+# verb of the harness package: `python3 -m harness VERB` (see README.md).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -9,6 +10,7 @@ SHELL := /bin/bash
 MAKEFLAGS += --no-print-directory
 
 PY := /usr/bin/python3
+H := $(PY) -m harness
 export KCACHE ?= $(HOME)/.cache/literate-drbg
 ACCEL ?= tcg
 BOOTS ?=
@@ -18,11 +20,10 @@ export ACCEL BOOTS
 VECTORS ?=
 export VECTORS
 
-# The noweb sources, in tangle.conf's order.
-NW := $(shell awk '$$1 == "source" { print $$2 }' tangle.conf)
-
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
-	host-tests check book bench clean cache-clean prodconfig prodcheck kernel-debug conform-debug teeth bisect modules-check i386check
+	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
+	kernel-debug conform-debug teeth bisect modules-check i386check examples \
+	assess entropy-kat
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -33,6 +34,7 @@ help:
 	@echo "make book-check  render the book and check it (links, chunks, browser, gaps)"
 	@echo "make deps        install missing Debian packages (as root)"
 	@echo "make clean       remove build/;  make cache-clean: remove the kernel cache $(KCACHE)"
+	@echo "Every target runs a verb of '$(H)'; '$(H) --help' lists them all."
 
 deps:
 	@tools/deps.sh build
@@ -41,98 +43,103 @@ deps-book:
 	@tools/deps.sh book
 
 lint: deps
-	@$(PY) tools/nw.py lint
+	@$(H) lint
 
-# One notangle per output, then the series from the edit scripts.  Skipped
-# when tangled/ is what the same sources and tools made last time
-# (tools/tangle_stamp.py); `make drift` always tangles afresh.
+# One notangle per output, then the series from the edit scripts; skipped
+# when tangled/ is what the same sources and tools made (a stamp).
 tangle: deps
-	@$(PY) tools/tangle_stamp.py fresh || { \
-		echo "tangle: $(words $(NW)) sources -> tangled/" && \
-		$(PY) tools/nw.py tangle tangled build/tangle/edits && \
-		$(PY) tools/series.py build/tangle/edits tangled/patches && \
-		$(PY) tools/tangle_stamp.py write; }
+	@$(H) tangle
 
-# tangled/ must be exactly what the book makes: tangle into a scratch
-# directory and compare byte for byte.
+# tangled/ must be exactly what the book makes (never uses the stamp).
 drift: deps
-	@rm -rf build/drift && mkdir -p build/drift/out
-	@$(PY) tools/nw.py tangle build/drift/out build/drift/edits
-	@$(PY) tools/series.py build/drift/edits build/drift/out/patches
-	@if diff -r tangled build/drift/out >build/drift/diff.txt; then \
-		echo "drift: tangled/ is what the book makes (byte for byte)"; \
-	else \
-		echo "drift: tangled/ differs from what the book makes:" >&2; \
-		head -20 build/drift/diff.txt >&2; \
-		echo "drift: run 'make tangle' and commit tangled/" >&2; exit 1; \
-	fi
+	@$(H) drift
 
 checkpatch: deps
-	@$(PY) tools/checkpatch.py tangled/patches
+	@$(H) checkpatch
 
 kernel: tangle
-	@$(PY) tools/kernel.py apply tangled/patches
-	@$(PY) tools/kernel.py build test
+	@$(H) kernel apply
+	@$(H) kernel build test
 
 conform: kernel
-	@$(PY) conformance/host/conform.py
+	@$(H) conform
 
 # The debug variant (KASAN, UBSAN, lockdep, kmemleak); make check builds
 # and boots it too.
 kernel-debug: kernel
-	@$(PY) tools/kernel.py build debug
+	@$(H) kernel build debug
 
 conform-debug: kernel-debug
-	@$(PY) conformance/host/conform.py --variants test,debug
+	@$(H) conform --variants test,debug
 
 # Debian's production config with the series: test options off (fast), and
 # the touched files compiled with it (slower; run before resolving).
 prodconfig: deps
-	@$(PY) tools/prodconfig.py check
+	@$(H) prodconfig check
 
 prodcheck: deps
-	@$(PY) tools/prodconfig.py check
-	@$(PY) tools/prodconfig.py build
+	@$(H) prodconfig build
 
 # The Jitter RNG and the DRBG as modules, loaded in the guest (a third
 # kernel build, not part of make check).
 modules-check: kernel
-	@$(PY) tools/kernel.py build modules
-	@$(PY) conformance/host/conform.py --variants modules --out build/modules-check
+	@$(H) kernel build modules
+	@$(H) conform --variants modules --out build/modules-check
 
 # The series' files and tests compiled for 32-bit x86.
 i386check: kernel
-	@$(PY) tools/prodconfig.py i386
+	@$(H) prodconfig i386
 
 # Every prefix of the series builds (a cold build plus one per patch).
 bisect: tangle
-	@$(PY) tools/bisect_series.py
+	@$(H) bisect
 
 # Deliberately broken builds of the series: each must fail some check.
 teeth: kernel
-	@$(PY) tools/teeth.py
+	@$(H) teeth
 
-host-tests: deps
-	@$(PY) tools/host_tests.py
+host-tests: deps deps-book
+	@$(H) host-tests
 
-check: deps
-	@$(PY) tools/check.py
+check: deps deps-book
+	@$(H) check
 
-# The book: HTML and PDF in build/book (tools/book.py); book-check renders
-# it and writes build/book/book-checks.json (tools/book_check.py).
-book: deps deps-book
-	@$(PY) tools/book.py build
+# The SP 800-90B assessor (tangled/sp800-90b/assess.c): on any sample file
+# (make assess DATA=FILE [RESTART=FILE HI=x] [BITS=n] [SHORT=1 for fewer than
+# 1,000,000 samples]), and on NIST's eight
+# reference files against NIST's own results (make entropy-kat).
+DATA ?=
+RESTART ?=
+HI ?=
+BITS ?=
+SHORT ?=
+assess: deps
+	@test -n "$(DATA)" || { echo "make assess: give DATA=FILE (one sample per byte)" >&2; exit 2; }
+	@$(H) assess --data "$(DATA)" $(if $(RESTART),--restart "$(RESTART)") \
+		$(if $(HI),--hi $(HI)) $(if $(BITS),--bits $(BITS)) $(if $(SHORT),--allow-short)
 
-.PHONY: book-check
-book-check: deps deps-book
-	@$(PY) tools/book_check.py
+entropy-kat: deps
+	@$(H) entropy-kat
 
-# Side-by-side timings (tools/bench.py; not part of make check): writes
+# The book: HTML and PDF in build/book; book-check renders it and writes
+# build/book/book-checks.json.  The worked example's data and the
+# assessor's comparison with NIST are computed first (the book itself runs
+# no model), and the series' line map comes from the tangle.
+examples: deps
+	@$(H) examples
+
+book: deps deps-book tangle examples entropy-kat
+	@$(H) book
+
+book-check: deps deps-book tangle examples entropy-kat
+	@$(H) book-check
+
+# Side-by-side timings (not part of make check): writes
 # build/bench/bench.{json,md}, which the book's performance appendix reads.
 # BENCH_ARGS passes options, e.g. BENCH_ARGS="--reps 3 --no-workflow".
 BENCH_ARGS ?=
 bench: deps
-	@$(PY) tools/bench.py $(BENCH_ARGS)
+	@$(H) bench $(BENCH_ARGS)
 
 clean:
 	rm -rf build

@@ -20,7 +20,7 @@ pkg=$(awk '$1 == "base" { print $2 }' tangle.conf)
 build_pkgs=(
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 	git python3 python3-ply python3-git python3-cryptography
-	noweb qemu-system-x86 qemu-system-data libkcapi-dev gcc-multilib
+	noweb qemu-system-x86 qemu-system-data qemu-user gcc-multilib
 )
 book_pkgs=(
 	pandoc texlive-latex-recommended texlive-latex-extra
