@@ -2,10 +2,15 @@
 /*
  * CPU Jitter RNG: the kernel crypto API glue.
  *
+ * The design is Stephan Mueller's CPU Jitter random number generator,
+ * version 1.1.0 of 2015, as submitted for Linux in the series "Seeding
+ * DRBG with more entropy" (https://www.chronox.de/jent/).
+ *
  * Provides the core (jitterentropy.c, built with -O0 and without kernel
- * headers) with time stamps, memory and SHA3-256, runs its start-up test
- * when the module loads, and registers it as the rng "jitterentropy_rng".
- * Generated from a literate book, where each part of it is argued.
+ * headers) with time stamps, memory and SHA3-256 (sha3-256-generic, tested
+ * against a known answer when the module loads), runs its start-up test,
+ * and registers it as the rng "jitterentropy_rng".  Generated from a
+ * literate book, where each part of it is argued.
  */
 
 #include <crypto/hash.h>
@@ -25,7 +30,7 @@
 
 #include "jitterentropy.h"
 
-#define JENT_CONDITIONING_HASH	"sha3-256"
+#define JENT_CONDITIONING_HASH	"sha3-256-generic"
 
 #ifdef CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS
 static bool testhook_startup_fail;
@@ -278,6 +283,32 @@ int jent_sha3_256(void *hash, const u8 *in, unsigned int inlen, u8 *out)
 	return crypto_shash_tfm_digest(hash, in, inlen, out);
 }
 
+/* SHA3-256("abc"), FIPS 202 example values. */
+static const u8 jent_hash_kat_digest[] = {
+	0x3a, 0x98, 0x5d, 0xa7, 0x4f, 0xe2, 0x25, 0xb2,
+	0x04, 0x5c, 0x17, 0x2d, 0x6b, 0xd3, 0x90, 0xbd,
+	0x85, 0x5f, 0x08, 0x6e, 0x3e, 0x9d, 0x52, 0x5b,
+	0x46, 0xbf, 0xe2, 0x45, 0x11, 0x43, 0x15, 0x32,
+};
+
+static int jent_hash_kat(void)
+{
+	struct crypto_shash *hash;
+	u8 out[sizeof(jent_hash_kat_digest)];
+	int ret;
+
+	hash = crypto_alloc_shash(JENT_CONDITIONING_HASH, 0, 0);
+	if (IS_ERR(hash))
+		return PTR_ERR(hash);
+	ret = jent_sha3_256(hash, (const u8 *)"abc", 3, out);
+	if (!ret && memcmp(out, jent_hash_kat_digest, sizeof(out)))
+		ret = -EBADMSG;
+	pr_info("jitterentropy: SHA3-256 known-answer test %s (%s)\n",
+		ret ? "failed" : "passed", crypto_shash_driver_name(hash));
+	crypto_free_shash(hash);
+	return ret;
+}
+
 struct jitterentropy {
 	struct mutex jent_lock;
 	struct rand_data *entropy_collector;
@@ -369,6 +400,11 @@ static int __init jent_mod_init(void)
 	struct jent_startup_stats s;
 	int ret;
 
+	ret = jent_hash_kat();
+	if (ret == -EBADMSG && fips_enabled)
+		panic("jitterentropy: SHA3-256 known-answer test failed\n");
+	if (ret)
+		return ret;
 	jent_testhook_stop_clock(jent_testhook_startup());
 	ret = jent_entropy_init(&s);
 	jent_testhook_stop_clock(false);
