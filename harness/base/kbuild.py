@@ -3,7 +3,7 @@
 
 A variant is a list of config fragments (conformance/kconfig/): test,
 debug (KASAN, UBSAN, lockdep, kmemleak) and modules (the DRBG and the
-Jitter RNG as modules, as Debian ships them).  Each builds out of tree in
+Jitter RNG as modules, as Debian ships them, on the debug kernel).  Each builds out of tree in
 $KCACHE/linux-<version>/build-<variant>/, and a stamp (build.ok) records
 what it was made from, so that a warm run with nothing changed skips make.
 
@@ -27,7 +27,10 @@ from .progress import Progress
 VARIANTS = {
     "test": ["conformance/kconfig/test.config"],
     "debug": ["conformance/kconfig/test.config", "conformance/kconfig/debug.config"],
-    "modules": ["conformance/kconfig/test.config", "conformance/kconfig/modules.config"],
+    # The modules variant is also a debug kernel: what it tests is the
+    # lifetime of module code and data (rmmod with work in flight).
+    "modules": ["conformance/kconfig/test.config", "conformance/kconfig/debug.config",
+                "conformance/kconfig/modules.config"],
 }
 STEP = ("CC ", "AS ", "LD ", "AR ")
 

@@ -20,13 +20,18 @@ STRENGTH = {"ctr_aes128": 16, "ctr_aes192": 24, "ctr_aes256": 32, "sha1": 16,
             "sha256": 32, "sha384": 32, "sha512": 32, "hmac_sha1": 16,
             "hmac_sha256": 32, "hmac_sha384": 32, "hmac_sha512": 32}
 # The (get_random_bytes, Jitter RNG) parts of each seed path, in units of
-# the security strength.
+# the security strength (the book's table of seed paths, chapter "Seeding
+# the DRBG").  "reseed-crng-ready" is the synchronous reseed of a PARTIAL
+# instance at its first request after the CRNG is ready, "reseed-async" the
+# reseed by the shared waiter's callback, "reseed-threshold-jentfail" a
+# threshold reseed whose Jitter RNG read failed and was tolerated.
 SEED_PATHS = {
     "instantiate": (1.5, 1.5), "instantiate-unseeded": (1.5, 1.5),
     "reseed-explicit": (1, 1), "reseed-pr": (1, 1), "reseed-threshold": (1, 1),
-    "reseed-300s": (1, 0), "reseed-async": (1, 0),
+    "reseed-300s": (1, 0), "reseed-async": (1, 0), "reseed-crng-ready": (1, 0),
     "instantiate-nojent": (1.5, 0), "reseed-nojent": (1, 0),
     "instantiate-jentfail": (1.5, 0), "reseed-jentfail": (1, 0),
+    "reseed-threshold-jentfail": (1, 0),
 }
 SEEDLEN = re.compile(r"seedlen (drbg_(no)?pr_(\S+)) (\S+) total=(\d+) grb=(\d+) "
                      r"jent=(\d+) extra=(\d+) layout=(\w+)")
@@ -56,10 +61,16 @@ def measured(console_paths):
 
 
 def required_paths(pr):
+    """The seed paths every instance must show: a prediction-resistant one
+    reseeds from both sources at every request and never without the
+    Jitter RNG; the others take the get_random_bytes()-only paths."""
     need = ["instantiate", "reseed-explicit", "reseed-threshold",
             "instantiate-nojent", "reseed-nojent", "instantiate-jentfail",
-            "reseed-jentfail", "reseed-pr" if pr == "pr" else "reseed-300s"]
-    return need + (["reseed-async"] if pr == "nopr" else [])
+            "reseed-async"]
+    if pr == "pr":
+        return need + ["reseed-pr"]
+    return need + ["reseed-300s", "reseed-jentfail", "reseed-crng-ready",
+                   "reseed-threshold-jentfail"]
 
 
 def seed_lengths(console_paths):

@@ -7,7 +7,9 @@ each is a `python3 -m harness` verb in a process of its own):
   1. the tangle lint                       host.tangle.lint
   2. the drift check: tangled/ == book     host.tangle.drift
   3. checkpatch --strict on each patch     host.checkpatch.<patch>
-  4. Debian's config: test options off     host.prodconfig.test-options-off
+  4. Debian's config: test options off,    host.prodconfig.test-options-off
+     also with KUNIT_ALL_TESTS=y; the       host.prodconfig.kunit-all-tests-off
+     production objects carry no test code  host.prodconfig.objects-without-test-code
   5. the SP 800-90B assessor on NIST's eight reference files  entropy.kat.*
      the host unit tests (tests/)          host.unit.*
   6. the test and the debug kernel, then conform on both
@@ -92,9 +94,9 @@ def host_steps(r):
     path = fresh_json("checkpatch.json")
     r.timed("checkpatch", harness("checkpatch", "--json", path))
     r.checks += json_checks(path, "checkpatch", "host.checkpatch")
-    step("production config: test options off")
+    step("production config: test options off, objects without test code")
     path = fresh_json("prodconfig.json")
-    r.timed("prodconfig", harness("prodconfig", "check", "--json", path))
+    r.timed("prodconfig", harness("prodconfig", "build", "--json", path))
     r.checks += json_checks(path, "prodconfig", "host.prodconfig.test-options-off")
     step("SP 800-90B assessor against NIST's reference results")
     path = fresh_json("entropy-kat.json")

@@ -19,6 +19,8 @@ BOOTS = [
     # book's figures and the isolation latencies: no other guest beside it.
     {"name": "main", "mode": "checks", "timeout": 900, "expect": "end", "solo": True,
      "append": "kunit.filter_glob=random_blocking*",
+     "console_re": [r"jitterentropy: SHA3-256 known-answer test passed "
+                    r"\(sha3-256-generic\)"],
      "title": "blocking API KUnit suites (CRNG not ready at first), guest checks"},
     {"name": "drbg", "mode": "drbg", "timeout": 900, "expect": "end",
      "append": "kunit.filter_glob=drbg*",
@@ -28,6 +30,13 @@ BOOTS = [
     {"name": "fips-drbg", "prefix": "fips", "mode": "drbg", "timeout": 900,
      "expect": "end", "append": "fips=1 kunit.filter_glob=drbg_seed",
      "title": "FIPS mode: DRBG seeding suite with fips=1"},
+    # A thousand AF_ALG DRBG sockets instantiated before the CRNG is ready
+    # (KUnit off, so that nothing makes it ready first): system_long_wq must
+    # still run other work items (the DRBG chapter's shared waiter).
+    {"name": "drbg-sockets", "mode": "sockets", "timeout": 900, "expect": "end",
+     "append": "kunit.enable=0", "kunit": False,
+     "title": "1000 AF_ALG DRBG instances before the CRNG is ready; system_long_wq "
+              "still runs"},
     # A self-test of the harness: a guest that never ends must be killed at
     # its timeout and reported as hung, with the tail of its console.  Its
     # guest idles once /init sleeps, so it runs in the background beside
@@ -75,6 +84,9 @@ BOOTS = [
     {"name": "teeth", "optional": True, "mode": "drbg", "timeout": 900,
      "expect": "end", "append": "kunit.filter_glob=drbg_seed",
      "title": "teeth: seeding suite and trace check on a mutant"},
+    {"name": "teeth-fips", "optional": True, "prefix": "fips", "mode": "idle",
+     "timeout": 900, "expect": "end", "append": "fips=1 kunit.filter_glob=drbg_seed",
+     "title": "teeth: seeding suite with fips=1 on a mutant"},
     # The debug kernel (KASAN, UBSAN, lockdep, work-object debugging,
     # kmemleak): the same suites and checks; any report fails the boot.
     # Its check ids carry the prefix "debug.".
@@ -86,10 +98,11 @@ BOOTS = [
      "title": "debug kernel: DRBG seeding suites and the race, kmemleak scan"},
     # The modules variant (make modules-check only): the Jitter RNG, the DRBG
     # and the Jitter RNG's KUnit suite as modules, loaded by /init.
-    {"name": "modules", "variant": "modules", "mode": "modules", "timeout": 900,
+    {"name": "modules", "variant": "modules", "mode": "modules", "timeout": 1800,
      "expect": "end", "modules": True,
      "append": "kunit.filter_glob=jitterentropy*",
-     "title": "modules kernel: the Jitter RNG and the DRBG loaded as modules"},
+     "title": "modules kernel (debug options): the Jitter RNG and the DRBG loaded "
+              "as modules; the DRBG removed and loaded again with reseeds in flight"},
     {"name": "debug-jitter", "variant": "debug", "mode": "idle", "timeout": 1800,
      "expect": "end", "append": "kunit.filter_glob=jitterentropy* conform.kmemleak=1",
      "title": "debug kernel: Jitter RNG KUnit suite, kmemleak scan"},

@@ -4,9 +4,15 @@
 
   prodconfig check [--json OUT]   olddefconfig of Debian's amd64 config on
                                   the patched tree; every test option of
-                                  the book must be off
-  prodconfig build                also compile the files the series
-                                  touches with that configuration
+                                  the book must be off, also when the same
+                                  config is given KUNIT=y and
+                                  KUNIT_ALL_TESTS=y
+  prodconfig build [--json OUT]   also compile the files the series
+                                  touches with that configuration, and
+                                  prove with nm that the objects carry no
+                                  test code: no test symbol, no reference
+                                  to debugfs, no debugfs name of the
+                                  series' test interfaces
   prodconfig i386                 compile the files the series touches,
                                   and its tests, for 32-bit x86 (the
                                   test fragment without 64BIT)
@@ -46,12 +52,24 @@ REPORTED = ["CONFIG_CRYPTO_DRBG", "CONFIG_CRYPTO_DRBG_HASH", "CONFIG_CRYPTO_DRBG
             "CONFIG_CRYPTO_MANAGER_DISABLE_TESTS", "CONFIG_KUNIT", "CONFIG_DEBUG_FS"]
 
 
-def resolve():
+# What a test interface of the series leaves in an object: its symbols
+# (the DRBG's hooks and helpers, KUnit, the Jitter RNG's test hooks, the
+# debugfs test files' functions), and the names of its debugfs files.
+TEST_SYMBOL = re.compile(r"kunit|testhook|test_hook|^drbg_test_|^drbg_cavp|"
+                         r"^drbg_trace|^blk_(iso|lat|sync|req|gate|probe)")
+DEBUGFS_NAMES = [b"drbg_cavp", b"random_blocking", b"long_wq_latency"]
+PROD_OBJECTS = ["drivers/char/random.o", "crypto/drbg.o", "crypto/jitterentropy.o",
+                "crypto/jitterentropy-kcapi.o"]
+
+
+def resolve(extra=None, name="build-prod"):
+    """Debian's config (plus the lines of extra) resolved on the patched
+    tree in a scratch build directory: (src, build, {CONFIG_X: value})."""
     version, src = kcache.ensure_pristine(conf=confmod.load())
     if not os.path.exists(DEBIAN_CONFIG):
         config.die("prodconfig", f"{DEBIAN_CONFIG} missing: run 'make deps' "
                    "(package linux-config-6.1)")
-    build = os.path.join(kcache.tree_dir(version), "build-prod")
+    build = os.path.join(kcache.tree_dir(version), name)
     os.makedirs(build, exist_ok=True)
     with lzma.open(DEBIAN_CONFIG, "rt") as f:
         text = f.read()
@@ -61,10 +79,34 @@ def resolve():
                   text, flags=re.M)
     text = re.sub(r'^CONFIG_MODULE_SIG_KEY=.*$', '# CONFIG_MODULE_SIG_KEY is not set',
                   text, flags=re.M)
+    for line in extra or []:
+        opt = line.split("=")[0]
+        text = re.sub(rf'^(# )?{opt}[= ].*$\n?', '', text, flags=re.M) + line + "\n"
     with open(os.path.join(build, ".config"), "w") as f:
         f.write(text)
     kbuild.kmake(src, build, "olddefconfig", log=os.path.join(build, "kconfig.log"))
     return src, build, kbuild.read_config(os.path.join(build, ".config"))
+
+
+def kunit_all_tests_check():
+    """host.prodconfig.kunit-all-tests-off: no test option of the series is
+    pulled in by KUNIT_ALL_TESTS (a distribution may build KUnit tests)."""
+    _, _, have = resolve(["CONFIG_KUNIT=y", "CONFIG_KUNIT_ALL_TESTS=y"],
+                         "build-prod-kunit")
+    on = [o for o in TEST_OPTIONS if have.get(o, "n") != "n"]
+    cid = "host.prodconfig.kunit-all-tests-off"
+    title = ("Debian's config with KUNIT=y and KUNIT_ALL_TESTS=y: every test "
+             "option of the series still off")
+    kw = dict(origin="host", counts={"on": len(on)},
+              details={"test_options": {o: have.get(o, "n") for o in TEST_OPTIONS},
+                       "kunit_all_tests": have.get("CONFIG_KUNIT_ALL_TESTS", "n")})
+    if have.get("CONFIG_KUNIT_ALL_TESTS") != "y":
+        return Check.failed(cid, title, "KUNIT_ALL_TESTS did not survive "
+                            "olddefconfig", **kw)
+    if on:
+        return Check.failed(cid, title, "on through KUNIT_ALL_TESTS: " + ", ".join(on),
+                            **kw)
+    return Check.passed(cid, title, **kw)
 
 
 def check(json_out=None):
@@ -83,20 +125,72 @@ def check(json_out=None):
     print(f"prodconfig: {len(TEST_OPTIONS)} test options checked, "
           f"{len(on)} on; production: "
           + ", ".join(f"{k[7:]}={v}" for k, v in report.items()))
+    k = kunit_all_tests_check()
+    print(f"prodconfig: with KUNIT_ALL_TESTS=y: {k.status}"
+          + (f" ({k.reason})" if k.reason else ""))
     if json_out:
-        files.write_json(json_out, as_dicts([c]))
-    return 0 if not on else 1
+        files.write_json(json_out, as_dicts([c, k]))
+    return 0 if c.ok and k.ok else 1
 
 
-def build_objects():
+def nm_symbols(obj):
+    """[(type, name)] of every symbol of an object, defined or not."""
+    r = subprocess.run(["nm", obj], capture_output=True, text=True)
+    if r.returncode:
+        config.die("prodconfig", f"nm {obj}: {r.stderr.strip() or 'failed'}")
+    out = []
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            out.append((parts[-2], parts[-1]))
+    return out
+
+
+def test_code_problems(obj, label=None):
+    """What of the series' test code an object carries: test symbols,
+    references to debugfs, and the names of the test interfaces' files."""
+    label = label or os.path.basename(obj)
+    problems = []
+    for kind, name in nm_symbols(obj):
+        if TEST_SYMBOL.search(name):
+            problems.append(f"{label}: test symbol {name} ({kind})")
+        elif name.startswith("debugfs_"):
+            problems.append(f"{label}: refers to {name}")
+    with open(obj, "rb") as f:
+        data = f.read()
+    problems += [f"{label}: contains the debugfs name {n.decode()}"
+                 for n in DEBUGFS_NAMES if n in data]
+    return problems
+
+
+def objects_check(build, objs):
+    problems = []
+    for o in objs:
+        problems += test_code_problems(os.path.join(build, o), o)
+    cid = "host.prodconfig.objects-without-test-code"
+    title = "the production objects carry no test symbol and no debugfs name (nm)"
+    kw = dict(origin="host", counts={"objects": len(objs), "problems": len(problems)},
+              details={"objects": objs, "problems": problems[:40]})
+    if problems:
+        return Check.failed(cid, title, f"{len(problems)} problem(s), first: "
+                            f"{problems[0]}", **kw)
+    return Check.passed(cid, title, **kw)
+
+
+def build_objects(json_out=None):
     src, build, have = resolve()
-    objs = ["drivers/char/random.o", "crypto/drbg.o", "crypto/jitterentropy.o",
-            "crypto/jitterentropy-kcapi.o"]
     kcache.say("prodconfig: make prepare with Debian's config (a few minutes)")
     kbuild.kmake(src, build, "prepare", log=os.path.join(build, "build.log"),
                  progress="prepare prod")
-    compile_objects(src, build, objs, "x86_64", "prodconfig", "with Debian's config")
-    return 0
+    compile_objects(src, build, PROD_OBJECTS, "x86_64", "prodconfig",
+                    "with Debian's config")
+    c = objects_check(build, PROD_OBJECTS)
+    print(f"prodconfig: nm of {len(PROD_OBJECTS)} production objects: {c.status}"
+          + (f" ({c.reason})" if c.reason else ""))
+    if json_out:
+        old = files.read_json(json_out, kind=list) or []
+        files.write_json(json_out, old + as_dicts([c]))
+    return 0 if c.ok else 1
 
 
 def compile_objects(src, build, objs, arch, label, how):
@@ -112,8 +206,9 @@ def compile_objects(src, build, objs, arch, label, how):
 
 
 SERIES_OBJECTS = ["drivers/char/random.o", "drivers/char/random_blocking_kunit.o",
-                  "crypto/drbg.o", "crypto/jitterentropy.o",
-                  "crypto/jitterentropy-kcapi.o", "crypto/jitterentropy_kunit.o"]
+                  "crypto/drbg.o", "crypto/drbg_kunit.o", "crypto/drbg_cavp.o",
+                  "crypto/jitterentropy.o", "crypto/jitterentropy-kcapi.o",
+                  "crypto/jitterentropy_kunit.o"]
 
 
 def build_i386():
@@ -141,12 +236,12 @@ def run(args):
         return check(args.json)
     if args.action == "build":
         rc = check(args.json)
-        return build_objects() or rc
+        return build_objects(args.json) or rc
     return build_i386()
 
 
 def register(sub):
     p = sub.add_parser("prodconfig", help="Debian's production config with the series")
     p.add_argument("action", choices=["check", "build", "i386"])
-    p.add_argument("--json", metavar="OUT", help="check: write the check to OUT")
+    p.add_argument("--json", metavar="OUT", help="write the checks to OUT")
     p.set_defaults(func=run)

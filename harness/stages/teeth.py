@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The verb teeth (make teeth): do the seeding checks bite?
 
-Builds the test kernel four more times, each with one deliberate defect in
-the patched crypto/drbg.c, boots the DRBG seeding suite and the trace
-check, and records which checks failed.  A mutant that no check catches
+Builds the test kernel once more per mutant, each with one deliberate
+defect in the patched crypto/drbg.c, boots the DRBG seeding suite and the
+trace check (and the seeding suite again with fips=1), and records which
+checks failed.  A mutant that no check catches
 is a hole in the tests, and makes this target fail.
 
   python3 -m harness teeth [--only NAME,...]
@@ -34,7 +35,8 @@ MUTANTS = [
        "return strength;")]),
     ("seed-buf-not-cleared",
      "drbg_seed() does not clear seed_buf afterwards",
-     [(r"(ret = __drbg_seed\(drbg, &seedlist, reseed, new_seed_state\);(?:\n.*?)*?\nout:\n)"
+     [(r"(ret = __drbg_seed\(drbg, &seedlist, reseed, new_seed_state, credited\);"
+       r"(?:\n.*?)*?\nout:\n)"
        r"\tmemzero_explicit\(drbg->seed_buf, drbg_seed_buf_len\(drbg\)\);",
        r"\1\t;")]),
     ("pr-entropy-reused",
@@ -43,6 +45,25 @@ MUTANTS = [
        "ret = (reseed && drbg->pr) ? 0 :\n\t\t\tdrbg_get_random_bytes(drbg, drbg->seed_buf, part);"),
       (r"ret = drbg_seed_jent\(drbg, drbg->seed_buf \+ part, part, reseed\);",
        "ret = (reseed && drbg->pr) ? (int)part :\n\t\t\tdrbg_seed_jent(drbg, drbg->seed_buf + part, part, reseed);")]),
+    # Issue 16: each fix of the seeding, undone.
+    ("partial-served-stale",
+     "a PARTIAL instance is not reseeded at its first request after the CRNG "
+     "is ready (the asynchronous reseed alone)",
+     [(r"\(drbg->seeded == DRBG_SEED_STATE_PARTIAL \|\|\n\t\t    "
+       r"(drbg_nopr_reseed_interval_elapsed\(drbg\))\)\)",
+       r"\1)")]),
+    ("counter-always-reset",
+     "every reseed resets the reseed counter, also without the Jitter RNG",
+     [(r"if \(!reseed \|\| credited\)\n\t\tdrbg->reseed_ctr = 1;",
+       "drbg->reseed_ctr = 1;")]),
+    ("pr-without-jent",
+     "a prediction-resistant reseed goes on without the Jitter RNG",
+     [(r"if \(\(reseed && drbg->pr\) \|\|\n\t    \(fips_enabled",
+       "if ((0) ||\n\t    (fips_enabled")]),
+    ("grb-untested",
+     "get_random_bytes()-only reseeds skip the FIPS continuous test",
+     [(r"ret = drbg_get_random_bytes\(drbg, drbg->seed_buf, len\);",
+       "get_random_bytes(drbg->seed_buf, len);\n\tret = 0;")]),
 ]
 
 
@@ -77,8 +98,9 @@ def run(args):
             mutate(drbg_c, subs)
             kbuild.build("test")
             out = os.path.join(outdir, name)
-            subprocess.run([config.PY, "-m", "harness", "conform", "--only", "teeth",
-                            "--out", out], capture_output=True, text=True, cwd=config.TOP)
+            subprocess.run([config.PY, "-m", "harness", "conform", "--only",
+                            "teeth,teeth-fips", "--out", out], capture_output=True,
+                           text=True, cwd=config.TOP)
             rep = files.read_json(os.path.join(out, "report.json")) or {"checks": []}
             failed = [c["id"] for c in rep["checks"] if c["status"] == "fail"]
             results.append({"mutant": name, "defect": what, "caught": bool(failed),

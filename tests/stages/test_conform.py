@@ -117,9 +117,12 @@ class SeedLengthTest(unittest.TestCase):
                 d = f"drbg_{pr}_{core}"
                 paths = ["instantiate", "reseed-explicit", "reseed-threshold",
                          "instantiate-nojent", "reseed-nojent", "instantiate-jentfail",
-                         "reseed-jentfail", "reseed-pr" if pr == "pr" else "reseed-300s"]
-                if pr == "nopr":
-                    paths.append("reseed-async")
+                         "reseed-async"]
+                if pr == "pr":
+                    paths.append("reseed-pr")
+                else:
+                    paths += ["reseed-300s", "reseed-jentfail", "reseed-crng-ready",
+                              "reseed-threshold-jentfail"]
                 for sp in paths:
                     g, j = SEED_PATHS[sp]
                     g, j = int(g * s), int(j * s)
@@ -144,6 +147,24 @@ class SeedLengthTest(unittest.TestCase):
         lines = [ln for ln in self.full() if "drbg_nopr_sha1 reseed-async" not in ln]
         _, c = seed_lengths([self.console(lines)])
         self.assertIn("drbg_nopr_sha1 reseed-async: not measured", c.reason)
+
+    def test_synchronous_reseed_of_partial_is_required(self):
+        """The guarantee of the synchronous reseed (issue 16, item 1) is a
+        path of its own: a console without it fails."""
+        lines = [ln for ln in self.full()
+                 if "drbg_nopr_ctr_aes192 reseed-crng-ready" not in ln]
+        _, c = seed_lengths([self.console(lines)])
+        self.assertEqual(c.status, "fail")
+        self.assertIn("drbg_nopr_ctr_aes192 reseed-crng-ready: not measured",
+                      c.details["problems"])
+
+    def test_async_reseed_takes_no_jitter_bytes(self):
+        lines = [ln.replace("grb=16 jent=0", "grb=16 jent=16")
+                 if "drbg_pr_sha1 reseed-async" in ln else ln for ln in self.full()]
+        _, c = seed_lengths([self.console(lines)])
+        self.assertEqual(c.status, "fail")
+        self.assertTrue(any("drbg_pr_sha1 reseed-async" in p
+                            for p in c.details["problems"]))
 
 
 class KmemleakTest(unittest.TestCase):

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The production-object check of prodconfig (issue 16, item 9): nm of real
+objects, compiled here with the host's gcc, one carrying test code the way
+a drbg.o built with the test options would, one without."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from harness.stages import prodconfig
+
+# An object as drbg.o would be with CONFIG_CRYPTO_DRBG_TEST_HOOKS and the
+# debugfs interface compiled in: a hook function, a KUnit suite symbol, a
+# call to debugfs, the name of a debugfs directory.
+WITH_TEST_CODE = r"""
+struct dentry;
+extern struct dentry *debugfs_create_dir(const char *name, struct dentry *parent);
+int drbg_test_hook_install(void *hook) { return hook != 0; }
+int drbg_kunit_suites_marker;
+struct dentry *drbg_cavp_init(void) { return debugfs_create_dir("drbg_cavp", 0); }
+"""
+# An object as the production drbg.o is: the DRBG's own functions only.
+WITHOUT = r"""
+static int drbg_seed_jent(int x) { return x + 1; }
+int drbg_seed(int x) { return drbg_seed_jent(x) * 3; }
+const char *drbg_name = "drbg_nopr_hmac_sha256";
+"""
+
+
+@unittest.skipUnless(shutil.which("gcc") and shutil.which("nm"), "needs gcc and nm")
+class ProductionObjectTest(unittest.TestCase):
+    def compile(self, source):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        c, o = os.path.join(d, "x.c"), os.path.join(d, "x.o")
+        with open(c, "w") as f:
+            f.write(source)
+        subprocess.run(["gcc", "-c", "-O2", "-o", o, c], check=True)
+        return o
+
+    def test_test_code_is_found(self):
+        problems = prodconfig.test_code_problems(self.compile(WITH_TEST_CODE), "drbg.o")
+        text = "\n".join(problems)
+        self.assertIn("test symbol drbg_test_hook_install", text)
+        self.assertIn("test symbol drbg_kunit_suites_marker", text)
+        self.assertIn("test symbol drbg_cavp_init", text)
+        self.assertIn("refers to debugfs_create_dir", text)
+        self.assertIn("contains the debugfs name drbg_cavp", text)
+
+    def test_production_object_is_clean(self):
+        self.assertEqual(prodconfig.test_code_problems(self.compile(WITHOUT)), [])
+
+    def test_objects_check_names_the_object(self):
+        o = self.compile(WITH_TEST_CODE)
+        c = prodconfig.objects_check(os.path.dirname(o), [os.path.basename(o)])
+        self.assertEqual(c.status, "fail")
+        self.assertIn("x.o", c.reason)
+        clean = self.compile(WITHOUT)
+        c = prodconfig.objects_check(os.path.dirname(clean), [os.path.basename(clean)])
+        self.assertEqual(c.status, "pass", c.reason)
+
+
+if __name__ == "__main__":
+    unittest.main()

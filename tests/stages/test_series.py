@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The series as a maintainer wants it (issue 16, items 9 and 10), read from
+the committed tangled/ (which the drift check keeps equal to the book):
+the fix for 6.1 first and alone, with its Fixes: tags; <linux/random.h>
+left alone; no .c file included into another; no test option pulled in by
+KUNIT_ALL_TESTS; the Jitter RNG's conditioning named and self-tested."""
+
+import glob
+import os
+import re
+import unittest
+
+from harness.base import config
+
+PATCHES = config.top("tangled/patches")
+
+
+def patches():
+    """[(file name, text)] of the series, in order."""
+    with open(os.path.join(PATCHES, "series")) as f:
+        names = [ln.strip() for ln in f if ln.strip()]
+    out = []
+    for n in names:
+        with open(os.path.join(PATCHES, n)) as f:
+            out.append((n, f.read()))
+    return out
+
+
+def touched(text):
+    return re.findall(r"^diff --git a/(\S+) b/", text, flags=re.M)
+
+
+def added(text):
+    return [ln[1:] for ln in text.splitlines() if ln.startswith("+")
+            and not ln.startswith("+++")]
+
+
+class SeriesTest(unittest.TestCase):
+    def test_first_patch_is_the_jitter_fix(self):
+        name, text = patches()[0]
+        self.assertEqual(touched(text), ["crypto/drbg.c"], name)
+        self.assertIn("Fixes: 97f2650e5040 (\"crypto: drbg - always seeded with "
+                      "SP800-90B compliant noise source\")", text)
+        self.assertIn("Fixes: 8f7977284331 (\"crypto: drbg - ignore jitterentropy "
+                      "errors if not in FIPS mode\")", text)
+        self.assertTrue(any("ret ? entropylen : entropylen * 2" in ln
+                            for ln in added(text)), "the fix itself is not in it")
+        # Nothing of the rest of the series: it must apply to 6.1 alone.
+        self.assertFalse(any("seed_buf" in ln or "random_work" in ln
+                             for ln in added(text)))
+
+    def test_random_h_untouched(self):
+        for name, text in patches():
+            self.assertNotIn("include/linux/random.h", touched(text), name)
+        header = [t for _, t in patches() if "include/linux/random_blocking.h"
+                  in touched(t)]
+        self.assertEqual(len(header), 1)
+        self.assertTrue(any(ln == "#include <linux/workqueue.h>" for ln in
+                            added(header[0])))
+
+    def test_no_c_file_included(self):
+        for name, text in patches():
+            bad = [ln for ln in added(text) if re.match(r'\s*#\s*include\s+"[^"]+\.c"', ln)]
+            self.assertEqual(bad, [], name)
+
+    def test_no_test_option_defaults_to_kunit_all_tests(self):
+        rx = re.compile(r"^\s*(default\s+KUNIT_ALL_TESTS\b|.*\bif\s+!KUNIT_ALL_TESTS\b)")
+        for name, text in patches():
+            self.assertEqual([ln for ln in added(text) if rx.match(ln)], [], name)
+
+    def test_jitter_conditioning_is_named_and_tested(self):
+        with open(config.top("tangled/jitterentropy-kcapi.c")) as f:
+            src = f.read()
+        self.assertIn('#define JENT_CONDITIONING_HASH\t"sha3-256-generic"', src)
+        init = src[src.index("static int __init jent_mod_init("):]
+        init = init[:init.index("\n}\n")]
+        self.assertLess(init.index("jent_hash_kat()"), init.index("jent_entropy_init("))
+        self.assertIn("version 1.1.0 of 2015", src[:src.index("#include")])
+
+    def test_every_patch_file_is_listed(self):
+        listed = {n for n, _ in patches()}
+        on_disk = {os.path.basename(p) for p in glob.glob(os.path.join(PATCHES, "0*.patch"))
+                   if not p.endswith("0000-cover-letter.patch")}
+        self.assertEqual(listed - {"0000-cover-letter.patch"}, on_disk)
+
+
+if __name__ == "__main__":
+    unittest.main()
