@@ -37,6 +37,10 @@ void run_checks(const char *mode)
 		check_drbg_trace();
 		return;
 	}
+	if (!strcmp(mode, "sockets")) {
+		check_partial_sockets();
+		return;
+	}
 	if (!strcmp(mode, "modules")) {
 		check_modules();
 		return;

@@ -14,6 +14,7 @@ void check_blocking_isolation(void);
 void kmemleak_scan(void);
 void check_hostile(void);
 void check_modules(void);
+void check_partial_sockets(void);
 
 /* Boot mode "cavs": CAVS known answers from a pack (cavs.c, cavs.h). */
 void check_cavs(const char *pack_path);

@@ -4,6 +4,15 @@
  * host packed into /lib/modules in the order of /lib/modules/order, with
  * finit_module(), then check that the Jitter RNG registered from its
  * module, produces output, and seeds a DRBG that is itself a module.
+ *
+ * Then the DRBG module's life cycle with asynchronous reseeds in flight:
+ * in a loop, DRBG instances are created through AF_ALG (partially seeded
+ * while the CRNG is not ready, so that the DRBG's one asynchronous request
+ * waits), freed, and the module is removed and loaded again.  Midway a
+ * child process makes the CRNG ready while the parent frees instances and
+ * removes the module, so that the request's callback runs against both.
+ * Every removal and load must succeed, and the kernel log must stay clean
+ * (the boot's kernel-log check).
  */
 #include "checks.h"
 #include "report.h"
@@ -11,10 +20,22 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_alg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SOL_ALG
+#define SOL_ALG 279
+#endif
+
+#define LOOP_ROUNDS	40
+#define LOOP_SOCKETS	4
 
 static int load(const char *path)
 {
@@ -26,6 +47,76 @@ static int load(const char *path)
 	r = r ? -errno : 0;
 	close(fd);
 	return r;
+}
+
+/* Open, instantiate and close n DRBG sockets; how many worked. */
+static int drbg_sockets(int n)
+{
+	unsigned char seed[16] = { 1 }, out[16];
+	int i, ok = 0;
+
+	for (i = 0; i < n; i++) {
+		int fd = rng_bind("drbg_nopr_hmac_sha256"), op;
+
+		if (fd < 0)
+			continue;
+		if (!setsockopt(fd, SOL_ALG, ALG_SET_KEY, seed, sizeof(seed))) {
+			op = accept(fd, NULL, NULL);
+			if (op >= 0) {
+				ok += read(op, out, sizeof(out)) == (ssize_t)sizeof(out);
+				close(op);
+			}
+		}
+		close(fd);
+	}
+	return ok;
+}
+
+/* A child that makes the CRNG ready (a blocking getrandom()). */
+static pid_t crng_maker(void)
+{
+	pid_t pid = fork();
+	char b;
+
+	if (!pid)
+		_exit(getrandom(&b, 1, 0) == 1 ? 0 : 1);
+	return pid;
+}
+
+static void check_rmmod_loop(void)
+{
+	int round, unloaded = 0, reloaded = 0, generated = 0, r;
+	int crng_round = crng_ready_now() ? -1 : LOOP_ROUNDS / 2;
+	long long t0 = now_us();
+	char why[256] = "";
+	pid_t child = -1;
+
+	for (round = 0; round < LOOP_ROUNDS && !why[0]; round++) {
+		if (round == crng_round)
+			child = crng_maker();
+		generated += drbg_sockets(LOOP_SOCKETS);
+		if (syscall(SYS_delete_module, "drbg", O_NONBLOCK)) {
+			snprintf(why, sizeof(why), "round %d: delete_module(drbg): %s",
+				 round, strerror(errno));
+			break;
+		}
+		unloaded++;
+		r = load("/lib/modules/drbg.ko");
+		if (r) {
+			snprintf(why, sizeof(why), "round %d: finit_module(drbg.ko): %s",
+				 round, strerror(-r));
+			break;
+		}
+		reloaded++;
+	}
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	report_check("guest.modules.rmmod_loop", why[0] ? "fail" : "pass",
+		     why[0] ? why : NULL,
+		     "\"rounds\":%d,\"unloaded\":%d,\"reloaded\":%d,"
+		     "\"sockets_generated\":%d,\"crng_ready_in_round\":%d,\"ms\":%lld",
+		     round, unloaded, reloaded, generated, crng_round,
+		     (now_us() - t0) / 1000);
 }
 
 void check_modules(void)
@@ -56,4 +147,5 @@ void check_modules(void)
 		report_check("guest.modules.load", "pass", NULL, "\"loaded\":%d", loaded);
 	check_proc_crypto();
 	check_jitter();
+	check_rmmod_loop();
 }
