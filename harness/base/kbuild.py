@@ -146,6 +146,10 @@ def up_to_date(src, b, stamp, inputs):
         return False
     if last is None or last.get("inputs") != inputs or last.get("image_mtime_ns") != mtime:
         return False
+    # An image made from an edited tree (make teeth's mutants) is not the
+    # committed tree's, even once the edit is undone.
+    if last.get("dirty"):
+        return False
     dirty = git(src, "status", "--porcelain", "--untracked-files=no").stdout.strip()
     return not dirty
 
@@ -189,6 +193,7 @@ def build(variant):
         return b
     if os.path.exists(stamp):
         os.unlink(stamp)
+    dirty = bool(git(src, "status", "--porcelain", "--untracked-files=no").stdout.strip())
     configure(src, b, variant)
     log = os.path.join(b, "build.log")
     open(log, "w").close()
@@ -204,7 +209,7 @@ def build(variant):
         remember_steps(variant, steps)
     image = os.path.join(b, "arch/x86/boot/bzImage")
     files.write_json(stamp, {"variant": variant, "steps": steps, "seconds": round(secs, 1),
-                             "head": head, "inputs": inputs,
+                             "head": head, "inputs": inputs, "dirty": dirty,
                              "image_mtime_ns": os.stat(image).st_mtime_ns}, indent=None)
     say(f"{variant} kernel built: {steps} build steps in {secs:.0f} s")
     return b

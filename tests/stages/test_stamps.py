@@ -77,6 +77,14 @@ class KernelBuildStampTest(unittest.TestCase):
             f.write("int z;\n")
         self.assertFalse(self.fresh())
 
+    def test_image_of_an_edited_tree_rebuilds(self):
+        """A build made while the tree had an edit outside git (a mutant of
+        make teeth) is not trusted once the edit is undone."""
+        with open(self.stamp, "w") as f:
+            json.dump({"inputs": self.inputs, "dirty": True,
+                       "image_mtime_ns": os.stat(self.image).st_mtime_ns}, f)
+        self.assertFalse(self.fresh())
+
     def test_other_fragments_or_compiler_rebuild(self):
         self.write_stamp(dict(self.inputs, fragments_sha256="0" * 64))
         self.assertFalse(self.fresh())
