@@ -159,8 +159,22 @@ def test_code_problems(obj, label=None):
     with open(obj, "rb") as f:
         data = f.read()
     problems += [f"{label}: contains the debugfs name {n.decode()}"
-                 for n in DEBUGFS_NAMES if n in data]
+                 for n in DEBUGFS_NAMES if c_string_in(n, data)]
     return problems
+
+
+def c_string_in(name, data):
+    """Whether name is in data as a C string of its own: followed by NUL,
+    not preceded by a character of a longer name (the debug information
+    names files such as random_blocking.h, which is not a debugfs name)."""
+    start = 0
+    while True:
+        i = data.find(name + b"\0", start)
+        if i < 0:
+            return False
+        if i == 0 or not re.match(rb"[A-Za-z0-9_./-]", data[i - 1:i]):
+            return True
+        start = i + 1
 
 
 def objects_check(build, objs):

@@ -52,6 +52,15 @@ class ProductionObjectTest(unittest.TestCase):
     def test_production_object_is_clean(self):
         self.assertEqual(prodconfig.test_code_problems(self.compile(WITHOUT)), [])
 
+    def test_file_names_are_not_debugfs_names(self):
+        """Debug information names the headers an object includes, and
+        random_blocking.h is one: a name followed by more than NUL, or
+        preceded by a part of a longer name, is not a debugfs file's."""
+        self.assertFalse(prodconfig.c_string_in(
+            b"random_blocking", b"\0include/linux/random_blocking.h\0"))
+        self.assertFalse(prodconfig.c_string_in(b"drbg_cavp", b"\0my_drbg_cavp\0"))
+        self.assertTrue(prodconfig.c_string_in(b"drbg_cavp", b"run\0drbg_cavp\0trace"))
+
     def test_objects_check_names_the_object(self):
         o = self.compile(WITH_TEST_CODE)
         c = prodconfig.objects_check(os.path.dirname(o), [os.path.basename(o)])
