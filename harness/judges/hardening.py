@@ -28,7 +28,7 @@ FAULTS = [
     ("Jitter RNG absent at instantiation (test hook), with and without FIPS",
      ["kunit.drbg_seed.jent_absent_layout", "fips.kunit.drbg_seed.jent_absent_layout"]),
     ("Allocation failure at every slab allocation of a DRBG instantiation "
-     "(seed_buf, async_buf, the Jitter RNG's collector, ...)",
+     "(seed_buf, the Jitter RNG's collector, ...)",
      ["debug.guest.faults.alloc-every-point"]),
     ("The DRBG update fails: seed_buf is still cleared",
      ["kunit.drbg_seed.seed_buf_zero_on_error"]),
