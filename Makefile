@@ -23,13 +23,14 @@ export VECTORS
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
 	kernel-debug conform-debug teeth bisect modules-check i386check examples \
-	assess entropy-kat
+	assess entropy-kat acvp-registration acvp
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
 	@echo "make check       lint, drift check, checkpatch, host tests, conform; ends with 'N passed, N failed'"
 	@echo "make tangle      write tangled/ from the book"
 	@echo "make kernel      apply tangled/patches to the cached tree and build the test kernel"
+	@echo "make acvp        answer the ACVP vector sets under ACVP=DIR (default vectors/acvp)"
 	@echo "make book        render the book (HTML and PDF) into build/book"
 	@echo "make book-check  render the book and check it (links, chunks, browser, gaps)"
 	@echo "make deps        install missing Debian packages (as root)"
@@ -97,6 +98,17 @@ bisect: tangle
 # Deliberately broken builds of the series: each must fail some check.
 teeth: kernel
 	@$(H) teeth
+
+# ACVP (chapter "ACVP"): the registration derived from the patched kernel
+# (build/acvp/registration.json), and the vector sets under ACVP=DIR
+# (default vectors/acvp) answered by the test kernel: build/acvp/<set>/
+# response.json, validation.json where the set has expected results.
+ACVP ?=
+acvp-registration: tangle
+	@$(H) acvp-registration
+
+acvp: kernel
+	@$(H) acvp $(if $(ACVP),--dir "$(ACVP)")
 
 host-tests: deps deps-book
 	@$(H) host-tests

@@ -11,6 +11,7 @@ each is a `python3 -m harness` verb in a process of its own):
   5. the SP 800-90B assessor on NIST's eight reference files  entropy.kat.*
      the host unit tests (tests/)          host.unit.*
   6. the test and the debug kernel, then conform on both
+     ACVP: the project's vector sets (vectors/acvp) in the test kernel  acvp.*
   7. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
                                            everything in report.json
 
@@ -135,6 +136,14 @@ def kernel_steps(r):
     return rep
 
 
+def acvp_step(r):
+    """make acvp on the project's copy of NIST's samples (its own boot)."""
+    step("ACVP: the vector sets of vectors/acvp in the test kernel")
+    path = fresh_json("acvp.json")
+    r.timed("acvp", harness("acvp", "--dir", config.top("vectors/acvp"), "--json", path))
+    r.checks += json_checks(path, "the ACVP run", "acvp.total")
+
+
 def merge(r, rep):
     """Fold the host-side checks into report.json (rewriting .md, .xml);
     the summary over everything."""
@@ -174,6 +183,7 @@ def check(args):
     os.makedirs(OUT, exist_ok=True)
     host_steps(r)
     rep = kernel_steps(r)
+    acvp_step(r)
     book_step(r, rep)
     total = merge(r, rep)
     print(f"\ncheck: {round(time.time() - r.t0)} s "

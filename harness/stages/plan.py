@@ -98,3 +98,13 @@ BOOTS = [
      "append": "kunit.enable=0 conform.kmemleak=1",
      "title": "debug kernel: CAVS known answers, kmemleak scan"},
 ]
+
+# ACVP (issue 17): not a boot of make conform but of the verb acvp (make
+# acvp, and make check's acvp step), which packs the test cases that the
+# registration claims into data/acvp.pack (harness/judges/acvp_work.py)
+# and judges the answers (acvp_judge.py).  The timeout grows with the
+# large-data tests' bytes (stages/acvp.py).
+ACVP_BOOT = {"name": "acvp", "mode": "acvp", "append": "kunit.enable=0", "timeout": 600,
+             "expect": "end", "kunit": False,
+             "title": "ACVP: the DRBGs through their test interface, SHA3-256 through "
+                      "AF_ALG"}
