@@ -14,6 +14,8 @@ The probes, for each of the instances the registration covers:
   nonce, returnedBitsLen at their minimum, no personalization string, no
   additional input): accepted, and the output is the model's;
 - "max": every length at the most it claims: accepted, model's output;
+- "past-max": every length a byte more (each maximum is ACVP's, not the
+  kernel's): accepted too, model's output;
 - "out-max": an output of the test interface's largest size: accepted;
 - "out-over", "out-zero": one byte more, and none: refused by write();
 
@@ -133,8 +135,11 @@ class Work:
         self.meta["probes"].append(dict(kw, id=pid, title=title, entry=i, expect=expect))
 
     def probe_strings(self, core, pr, which):
+        """The nine strings and the output length of a probe: every length
+        at the registered "min" or "max", or a byte "past" the maximum."""
         b = self.bounds[core]
-        n = {k: v[which] // 8 for k, v in b.items()}
+        n = {k: v["max"] // 8 + 1 if which == "past" else v[which] // 8
+             for k, v in b.items()}
         e, a = n["entropyInputLen"], n["additionalInputLen"]
         label = f"{core}.{pr}.{which}."
         s = [filler(label + "e", e), filler(label + "n", n["nonceLen"]),
@@ -156,6 +161,12 @@ class Work:
                 s, out = self.probe_strings(core, pr, which)
                 self.probe(f"{driver}.{which}", f"every length at the registered {which}",
                            pk.drbg_entry(driver, flags, out, s), "model", driver=driver)
+            # Every maximum is ACVP's, not the kernel's: a byte more is taken.
+            if all(v["max_by"] != "kernel" for v in self.bounds[core].values()):
+                s, out = self.probe_strings(core, pr, "past")
+                self.probe(f"{driver}.past-max", "every length a byte past the registered "
+                           "maximum, which ACVP sets", pk.drbg_entry(driver, flags, out, s),
+                           "model", driver=driver)
             s, _ = self.probe_strings(core, pr, "min")
             for pid, out, expect in (("out-max", iface["max_out"], "accept"),
                                      ("out-over", iface["max_out"] + 1, -errno.EINVAL),
