@@ -179,10 +179,16 @@ def probe_checks(meta, res):
             why = probe_problem(p, meta["entries"][p["entry"]], res.get(p["entry"]))
             if why:
                 problems.append(f"{p['id'].rsplit('.', 1)[1]} ({p['title']}): {why}")
-        title = (f"{key}: the lengths the registration claims are accepted, one past "
-                 "the kernel's limits refused" if key != "request" else
-                 "the test interface takes a request of its largest size, not one byte "
-                 "more")
+        if key == "request":
+            title = ("the test interface takes a request of its largest size, not one "
+                     "byte more")
+        elif key.startswith("drbg_"):
+            title = (f"{key}: the lengths the registration claims are taken (and a byte "
+                     "more, where ACVP sets the maximum), one past the interface's "
+                     "limits refused")
+        else:
+            title = (f"{key}: the shortest and the longest registered message hash as "
+                     "the host model says")
         out.append(Check.judge(f"acvp.registration.{key}", title, problems, origin="guest",
                                counts={"probes": len(ps), "failed": len(problems)},
                                details={"probes": [f"{p['id']}: {p['title']}, expect "
