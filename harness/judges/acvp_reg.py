@@ -277,8 +277,8 @@ def claim_sha3(obj, test_type, t, mct_version=None):
             return ("a large message that is not a whole number of bytes: the kernel "
                     "hashes whole bytes")
         if gib not in obj.get("performLargeDataTest", []):
-            return (f"a {gib:g} GiB message: one kernel hash update takes at most 2^32 - 1 "
-                    f"bytes (crypto_sha3_update(): unsigned int len); registered: "
+            return (f"a message of {gib:g} GiB: one kernel hash update takes at most "
+                    f"2^32 - 1 bytes (crypto_sha3_update(): unsigned int len); registered: "
                     f"{obj.get('performLargeDataTest')} GiB")
         return None
     if t["len"] % 8:
