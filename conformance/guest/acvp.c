@@ -377,14 +377,22 @@ static void hash_close(struct hasher *h)
 
 #include <openssl/evp.h>
 
+/*
+ * As algif_hash does: a feed without "more" ends the message and keeps
+ * its digest for the next read; a final after fed-more ends the message
+ * fed so far (or, when none is open, hashes the empty one).
+ */
 struct hasher {
 	EVP_MD_CTX *ctx;
 	int started;
+	uint8_t result[ACVP_DIGEST_MAX];
+	int rlen;
 };
 
 static int hash_open(struct hasher *h, const char *driver)
 {
 	h->started = 0;
+	h->rlen = -EINVAL;
 	h->ctx = NULL;
 	if (strcmp(driver, "sha3-256-generic"))
 		return -ENOENT;
@@ -392,24 +400,39 @@ static int hash_open(struct hasher *h, const char *driver)
 	return h->ctx ? 0 : -ENOMEM;
 }
 
+static int hash_end(struct hasher *h)
+{
+	unsigned int n = 0;
+
+	if (!h->started && !EVP_DigestInit_ex(h->ctx, EVP_sha3_256(), NULL))
+		return -EINVAL;
+	h->started = 0;
+	h->rlen = EVP_DigestFinal_ex(h->ctx, h->result, &n) ? (int)n : -EINVAL;
+	return h->rlen < 0 ? h->rlen : 0;
+}
+
 static int hash_feed(struct hasher *h, const uint8_t *p, size_t n, int more)
 {
-	(void)more;
 	if (!h->started && !EVP_DigestInit_ex(h->ctx, EVP_sha3_256(), NULL))
 		return -EINVAL;
 	h->started = 1;
-	return EVP_DigestUpdate(h->ctx, p, n) ? 0 : -EINVAL;
+	if (!EVP_DigestUpdate(h->ctx, p, n))
+		return -EINVAL;
+	return more ? 0 : hash_end(h);
 }
 
 static int hash_final(struct hasher *h, uint8_t *md, int fed_more)
 {
-	unsigned int n = 0;
+	int n = fed_more ? hash_end(h) : 0;
 
-	(void)fed_more;
-	if (!h->started && hash_feed(h, NULL, 0, 0))
-		return -EINVAL;
-	h->started = 0;
-	return EVP_DigestFinal_ex(h->ctx, md, &n) ? (int)n : -EINVAL;
+	if (n)
+		return n;
+	n = h->rlen;
+	if (n < 0)
+		return n;
+	memcpy(md, h->result, (size_t)n);
+	h->rlen = -EINVAL;	/* a read takes the digest, as the kernel's does */
+	return n;
 }
 
 static void hash_close(struct hasher *h)

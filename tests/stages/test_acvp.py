@@ -57,6 +57,7 @@ class VerbTest(unittest.TestCase):
         write_set(self.vec, "ctrDRBG-SP800-90Ar1", small_set("ctrDRBG-SP800-90Ar1",
                                                              [1, 9], 2))
         self.stop = mock.patch.object(acvp.qemu, "stop_all").start()
+        mock.patch.object(acvp, "say").start()
         mock.patch.object(acvp, "registration", fake_registration).start()
 
     def tearDown(self):
@@ -179,7 +180,7 @@ class VerbTest(unittest.TestCase):
 
 class RegistrationVerbTest(unittest.TestCase):
     def test_writes_the_registration_and_where_it_came_from(self):
-        with tempfile.TemporaryDirectory() as tmp, \
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(acvp, "say"), \
                 mock.patch.object(acvp, "registration", fake_registration):
             self.assertEqual(acvp.run_registration(argparse.Namespace(out=tmp)), 0)
             reg = json.load(open(os.path.join(tmp, "registration.json")))
