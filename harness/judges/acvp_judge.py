@@ -16,7 +16,9 @@ lines, and returns (checks, documents):
   skipped with the reason; test cases it does not claim are counted and
   listed with the reason in the check's details;
 - acvp.<set>.validation: the disposition is "passed", and agrees with the
-  server's own validation.json where the set has one;
+  server's own validation.json where the set has one (its disposition, the
+  same result for every answered tcId, and every other tcId of the
+  server's listed as not applicable);
 - acvp.registration.<instance>, acvp.registration.request,
   acvp.registration.<hash>: the probes (acvp_work.py);
 - acvp.total.
@@ -117,16 +119,23 @@ def validation_check(s, val):
         title += " and agrees with the server's validation.json"
         theirs = {int(k): v for k, v in server["tests"].items()}
         differ = [t["tcId"] for t in val["tests"] if theirs.get(t["tcId"]) != t["result"]]
+        na = {tc for g in s["groups"] for tcs in g["na"].values() for tc in tcs}
+        unknown = sorted(set(theirs) - {t["tcId"] for t in val["tests"]} - na)
         if server["disposition"] != val["disposition"]:
             problems.append(f"the server's disposition is {server['disposition']}, "
                             f"ours {val['disposition']}")
         if differ:
             problems.append(f"{len(differ)} test case(s) judged otherwise by the server "
                             f"(tcId {', '.join(map(str, differ[:SHOWN]))})")
+        if unknown:
+            problems.append(f"{len(unknown)} test case(s) of the server's validation "
+                            "neither answered nor listed as not applicable (tcId "
+                            f"{', '.join(map(str, unknown[:SHOWN]))})")
         agree = not problems
     return Check.judge(cid, title, problems, origin="host",
                        counts={"test_cases": len(val["tests"]),
-                               "passed": sum(t["result"] == "passed" for t in val["tests"])},
+                               "passed": sum(t["result"] == "passed" for t in val["tests"]),
+                               "server_test_cases": len(server["tests"]) if server else 0},
                        details={"disposition": val["disposition"],
                                 "agrees_with_server": agree}), agree
 

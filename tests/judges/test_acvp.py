@@ -6,6 +6,7 @@ fake test interface and OpenSSL's SHA3-256), and the judge.
 
 The verbs and the book's part are in tests/stages/test_acvp.py."""
 
+import copy
 import errno
 import json
 import os
@@ -283,6 +284,16 @@ class WorkTest(unittest.TestCase):
         self.assertEqual(val["disposition"], "failed")
         self.assertEqual([t["tcId"] for t in val["tests"] if t["result"] == "failed"],
                          [self.meta["entries"][i]["tcId"]])
+
+    def test_a_server_test_case_neither_answered_nor_not_applicable_disagrees(self):
+        meta = copy.deepcopy(self.meta)
+        s = next(s for s in meta["sets"] if s["name"] == "hashDRBG-1.0")
+        s["server"]["tests"][9999] = "passed"
+        checks, _ = acvp_judge.judge(meta, fake_results(meta))
+        c = next(c for c in checks if c.id == "acvp.hashdrbg-1-0.validation")
+        self.assertEqual(c.status, "fail")
+        self.assertIn("neither answered nor listed as not applicable (tcId 9999)", c.reason)
+        self.assertIs(c.details["agrees_with_server"], False)
 
     def test_a_missing_answer_writes_no_response(self):
         i = entries_of(self.meta, set="hashDRBG-1.0")[0]
