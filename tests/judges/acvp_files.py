@@ -56,6 +56,20 @@ def small_set(name, groups=None, tests=2):
     return p
 
 
+def cut_set(name, groups, tests):
+    """(prompt, expectedResults, validation) of NIST's sample cut alike: the
+    server's files of a vector set cover exactly its test cases."""
+    prompt = small_set(name, groups, tests)
+    keep = {t["tcId"] for g in prompt["testGroups"] for t in g["tests"]}
+    exp = sample(name, "expectedResults.json")
+    for g in exp["testGroups"]:
+        g["tests"] = [t for t in g["tests"] if t["tcId"] in keep]
+    exp["testGroups"] = [g for g in exp["testGroups"] if g["tests"]]
+    val = sample(name, "validation.json")
+    val["tests"] = [t for t in val["tests"] if t["tcId"] in keep]
+    return prompt, exp, val
+
+
 def write_set(d, name, prompt, expected=None, validation=None):
     os.makedirs(os.path.join(d, name), exist_ok=True)
     for part, data in (("prompt.json", prompt), ("expectedResults.json", expected),
