@@ -184,3 +184,34 @@ class ConformRunTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CheckStopsAtOnceTest(unittest.TestCase):
+    """make check (the verb check) fails at once, before the lint and the
+    kernel builds, when BOOTS names nothing or a vector file is hostile."""
+
+    def check(self, **env):
+        import subprocess
+        r = subprocess.run([config.PY, "-m", "harness", "check"], cwd=config.TOP,
+                           env=dict(os.environ, **env), capture_output=True, text=True,
+                           timeout=300)
+        return r.returncode, r.stdout.strip().splitlines(), r.stderr.strip().splitlines()
+
+    def test_boots_names_nothing(self):
+        for boots in ("mian", ",", "main,mian"):
+            rc, out, err = self.check(BOOTS=boots)
+            self.assertEqual(rc, 1, boots)
+            self.assertEqual(out[-1], "0 passed, 1 failed, 0 skipped", boots)
+            self.assertEqual(len(err), 1, err)
+            self.assertRegex(err[0], r"^check: BOOTS")
+            self.assertNotIn("== check: tangle lint", "\n".join(out))
+
+    def test_hostile_vector_file(self):
+        d = tempfile.mkdtemp(prefix="check-vectors-")
+        self.addCleanup(shutil.rmtree, d)
+        shutil.copy(os.path.join(config.TOP, "vectors/cavs/no_reseed/HMAC_DRBG.rsp"), d)
+        os.mkfifo(os.path.join(d, "x.rsp"))
+        rc, out, err = self.check(VECTORS=d, BOOTS="")
+        self.assertEqual(rc, 1)
+        self.assertEqual(out[-1], "0 passed, 1 failed, 0 skipped")
+        self.assertEqual(err, [f"check: {d}/x.rsp: a FIFO: expected a regular .rsp file"])
