@@ -94,7 +94,7 @@ def judge_boot(spec, b, recs, src):
     if os.path.exists(b.console):
         checks.append(kernel_log.check(b.console, name))
         if spec["expect"] == "end" and spec.get("kunit", True):
-            checks += kunit.checks(b.console, name, src)
+            checks += kunit.checks(b.console, name, src, spec.get("requires", ()))
     checks += boot_judge.guest(recs, name)
     checks += seed_trace.checks(recs, spec.get("jent", True))
     checks += boot_judge.console(b.console, name, spec.get("console_re", []))

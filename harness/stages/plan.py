@@ -13,15 +13,18 @@ BASE_APPEND = ("console=ttyS0 panic=-1 oops=panic random.trust_cpu=off "
 
 # The boot plan.  Each boot: a name, the guest mode (conform.mode=), extra
 # kernel parameters, a timeout in seconds, and what ends it ("end": the
-# guest's own end marker; "panic": an expected panic).
+# guest's own end marker; "panic": an expected panic).  "requires": KUnit
+# cases (suite.case) the boot exists to run: skipped or absent, they fail.
 BOOTS = [
     # "solo": the main boot records the Jitter RNG's time stamps for the
     # book's figures and the isolation latencies: no other guest beside it.
     {"name": "main", "mode": "checks", "timeout": 900, "expect": "end", "solo": True,
      "append": "kunit.filter_glob=random_blocking*",
+     "requires": ["random_blocking_unseeded.seed_module_scenario"],
      "title": "blocking API KUnit suites (CRNG not ready at first), guest checks"},
     {"name": "drbg", "mode": "drbg", "timeout": 900, "expect": "end",
      "append": "kunit.filter_glob=drbg*",
+     "requires": ["drbg_unseeded.partial_then_async_full"],
      "title": "DRBG seeding KUnit suites (CRNG not ready at first), guest checks"},
     # FIPS mode (fips=1): the DRBG suites again, where the Jitter RNG's
     # absence or failure at instantiation must be fatal.  Ids: "fips.".
@@ -80,9 +83,11 @@ BOOTS = [
     # Its check ids carry the prefix "debug.".
     {"name": "debug-main", "variant": "debug", "mode": "checks", "timeout": 1800,
      "expect": "end", "append": "kunit.filter_glob=random_blocking* conform.kmemleak=1",
+     "requires": ["random_blocking_unseeded.seed_module_scenario"],
      "title": "debug kernel: blocking API suites and guest checks, kmemleak scan"},
     {"name": "debug-drbg", "variant": "debug", "mode": "drbg", "timeout": 3600,
      "expect": "end", "append": "kunit.filter_glob=drbg* conform.kmemleak=1",
+     "requires": ["drbg_unseeded.partial_then_async_full"],
      "title": "debug kernel: DRBG seeding suites and the race, kmemleak scan"},
     # The modules variant (make modules-check only): the Jitter RNG, the DRBG
     # and the Jitter RNG's KUnit suite as modules, loaded by /init.
