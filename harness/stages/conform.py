@@ -23,9 +23,8 @@ from ..base.checks import Check, validate
 from ..base.report import write_all
 from ..judges import boot as boot_judge
 from ..judges import (cavs_judge, figures, hardening, kernel_log, kmemleak, kunit,
-                      seed_trace, seeds)
+                      proc_crypto, seed_trace, seeds)
 from . import inputs
-from .inputs import select_plan  # noqa: F401 (conform.select_plan)
 from .plan import BASE_APPEND
 
 PACKAGES = ["linux-source-6.1", "linux-config-6.1", "qemu-system-x86", "noweb",
@@ -96,6 +95,7 @@ def judge_boot(spec, b, recs, src):
         if spec["expect"] == "end" and spec.get("kunit", True):
             checks += kunit.checks(b.console, name, src, spec.get("requires", ()))
     checks += boot_judge.guest(recs, name)
+    checks += proc_crypto.checks(recs, name, src)
     checks += seed_trace.checks(recs, spec.get("jent", True))
     checks += boot_judge.console(b.console, name, spec.get("console_re", []))
     if "conform.kmemleak=1" in spec["append"]:

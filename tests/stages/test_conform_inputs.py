@@ -215,3 +215,31 @@ class CheckStopsAtOnceTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(out[-1], "0 passed, 1 failed, 0 skipped")
         self.assertEqual(err, [f"check: {d}/x.rsp: a FIFO: expected a regular .rsp file"])
+
+
+class SelectPlanTest(unittest.TestCase):
+    """BOOTS: a name the plan does not have is an error, one line naming
+    it; so is a value that names nothing ("," or blanks); empty is the
+    whole plan.  (Before the restructure BOOTS=mian booted nothing and
+    passed: "0 passed, 0 failed, 1 skipped".)"""
+
+    def test_unknown_name(self):
+        with self.assertRaises(inputs.InputError) as e:
+            inputs.select_plan(inputs.boot_names("mian"), ["test"])
+        self.assertRegex(str(e.exception), r"^BOOTS names no boot 'mian' of "
+                         r"harness/stages/plan.py \(known: .*main.*\)$")
+
+    def test_names_nothing(self):
+        for text in (",", " , ", "  "):
+            with self.assertRaises(inputs.InputError, msg=repr(text)):
+                inputs.boot_names(text)
+        self.assertEqual(inputs.boot_names(""), [])
+        self.assertEqual(inputs.boot_names("main, drbg"), ["main", "drbg"])
+
+    def test_no_boot_of_the_variant(self):
+        with self.assertRaises(inputs.InputError):
+            inputs.select_plan(["debug-main"], ["test"])
+        plan = inputs.select_plan([], ["test"])
+        self.assertNotIn("teeth", [b["name"] for b in plan])
+        self.assertEqual([b["name"] for b in inputs.select_plan(["teeth"], ["test"])],
+                         ["teeth"])
