@@ -155,6 +155,28 @@ class HostileFilesTest(unittest.TestCase):
         self.assertIn(f":{no}: ReturnedBits: bad hex digit 'x'", msgs[0])
         self.assertNotIn("cut off", " ".join(msgs))
 
+    def test_duplicate_field_is_refused(self):
+        lines = nist_head()
+        no = line_of(lines, "Nonce = ", 1)
+        lines.insert(no, lines[no - 1])
+        path = write_lines(self.d, "dupfield/HMAC_DRBG.rsp", lines)
+        p = cavs_parse.parse_file(path)
+        self.assertEqual([str(e) for e in p.errors],
+                         [f"{path}:{no + 1}: Nonce appears 2 times, expected 1"])
+        self.assertEqual([r.count for r in p.records], [0, 2])
+
+    def test_no_applicable_record_fails_the_run(self):
+        from harness.judges import cavs_judge
+
+        from .cavs_files import fake_guest
+        lines = ["[SHA-224]" if ln == "[SHA-1]" else ln for ln in nist_head()]
+        write_lines(self.d, "only224/HMAC_DRBG.rsp", lines)
+        os.unlink(self.good)
+        _, meta = cavs_pack.prepare([self.d], self.d + ".out")
+        total = {c.id: c for c in cavs_judge.checks(fake_guest(meta), meta)}["cavs.total"]
+        self.assertEqual(total.status, "fail")
+        self.assertIn("no applicable record to run", total.reason)
+
     def test_unreadable_file_and_directory(self):
         """as an unprivileged user: a file and a directory it cannot read"""
         bad_file = write_lines(self.d, "locked/HMAC_DRBG.rsp", nist_head())
