@@ -31,6 +31,7 @@ REPORTS = [
     "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
     "rcu: INFO: rcu_preempt self-detected stall on CPU",
     "rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 1-... }",
+    "INFO: rcu_sched detected stalls on CPUs/tasks:",
     "ODEBUG: init active (active state 0) object: 00000000 object type: work_struct",
 ]
 

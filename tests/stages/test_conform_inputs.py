@@ -173,8 +173,14 @@ class ConformRunTest(unittest.TestCase):
                 return prepare(spec)
             return real(plan, jobs, one, prep, **kw)
 
-        with mock.patch.object(conform, "run_plan", crashing):
+        # The hung guest would end at its timeout on its own: it must be
+        # stopped long before.
+        plan = [dict(PLAN[0], timeout=40)] + PLAN[1:]
+        t0 = time.time()
+        with mock.patch.object(conform, "run_plan", crashing), \
+                mock.patch.object(inputs, "BOOTS", plan):
             rc, rep, checks = self.run_conform()
+        self.assertLess(time.time() - t0, 20, "the guests were not stopped")
         self.assertEqual(rc, 1)
         self.assertEqual(checks["boot.cavs"]["status"], "fail")
         self.assertEqual(rep["boots"][-1]["outcome"], "harness-error")
