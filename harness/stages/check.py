@@ -12,7 +12,11 @@ each is a `python3 -m harness` verb in a process of its own):
   4. Debian's config: test options off     host.prodconfig.test-options-off
   5. the SP 800-90B assessor on NIST's eight reference files  entropy.kat.*
      the host unit tests (tests/)          host.unit.*
-  6. the test and the debug kernel, then conform on both
+     the mutants of the harness's verdicts, each caught by its oracle
+                                           host.mutants.*
+  6. the test kernel; make teeth on it (broken builds of the seeding, each
+     failing its oracle)                   teeth.*
+     the debug kernel, then conform on both
   7. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
                                            everything in report.json
 
@@ -123,6 +127,10 @@ def host_steps(r):
     path = fresh_json("host-tests.json")
     r.timed("host-tests", harness("host-tests", "--json", path))
     r.checks += json_checks(path, "the host tests", "host.unit")
+    step("mutants of the harness's verdict code, each caught by its oracle")
+    path = fresh_json("mutants.json")
+    r.timed("mutants-harness", harness("mutants-harness", "--json", path))
+    r.checks += json_checks(path, "the mutation run", "host.mutants.score")
 
 
 def kernel_steps(r):
@@ -133,6 +141,10 @@ def kernel_steps(r):
         r.checks.append(Check.failed("host.kernel.test", "the test kernel builds",
                                      "the test kernel did not build (see above)",
                                      origin="host"))
+    step("teeth: broken builds of the seeding, each failing its oracle")
+    path = fresh_json("teeth.json")
+    r.timed("teeth", harness("teeth", "--json", path))
+    r.checks += json_checks(path, "make teeth", "teeth")
     rc_dbg = r.timed("kernel-debug", harness("kernel", "build", "debug"))
     if rc_dbg:
         r.checks.append(Check.failed("host.kernel.debug", "the debug kernel builds",
