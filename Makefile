@@ -22,7 +22,7 @@ export VECTORS
 
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
-	kernel-debug conform-debug teeth bisect modules-check i386check examples \
+	kernel-debug conform-debug teeth mutants bisect modules-check i386check examples \
 	assess entropy-kat
 
 help:
@@ -94,9 +94,13 @@ i386check: kernel
 bisect: tangle
 	@$(H) bisect
 
-# Deliberately broken builds of the series: each must fail some check.
+# Deliberately broken builds of the series: each must fail its oracle.
 teeth: kernel
 	@$(H) teeth
+
+# The mutation score of the harness's verdict code (host only).
+mutants: deps
+	@$(H) mutants-harness
 
 host-tests: deps deps-book
 	@$(H) host-tests
