@@ -79,14 +79,17 @@ BOOTS = [
      "expect": "end", "append": "kunit.filter_glob=drbg_seed",
      "title": "teeth: seeding suite and trace check on a mutant"},
     # The debug kernel (KASAN, UBSAN, lockdep, work-object debugging,
-    # kmemleak): the same suites and checks; any report fails the boot.
+    # kmemleak, hang detectors: watchdog_thresh, see debug.config): the same
+    # suites and checks; any report fails the boot.
     # Its check ids carry the prefix "debug.".
     {"name": "debug-main", "variant": "debug", "mode": "checks", "timeout": 1800,
-     "expect": "end", "append": "kunit.filter_glob=random_blocking* conform.kmemleak=1",
+     "expect": "end",
+     "append": "kunit.filter_glob=random_blocking* conform.kmemleak=1 watchdog_thresh=60",
      "requires": ["random_blocking_unseeded.seed_module_scenario"],
      "title": "debug kernel: blocking API suites and guest checks, kmemleak scan"},
     {"name": "debug-drbg", "variant": "debug", "mode": "drbg", "timeout": 3600,
-     "expect": "end", "append": "kunit.filter_glob=drbg* conform.kmemleak=1",
+     "expect": "end",
+     "append": "kunit.filter_glob=drbg* conform.kmemleak=1 watchdog_thresh=60",
      "requires": ["drbg_unseeded.partial_then_async_full"],
      "title": "debug kernel: DRBG seeding suites and the race, kmemleak scan"},
     # The modules variant (make modules-check only): the Jitter RNG, the DRBG
@@ -96,10 +99,11 @@ BOOTS = [
      "append": "kunit.filter_glob=jitterentropy*",
      "title": "modules kernel: the Jitter RNG and the DRBG loaded as modules"},
     {"name": "debug-jitter", "variant": "debug", "mode": "idle", "timeout": 1800,
-     "expect": "end", "append": "kunit.filter_glob=jitterentropy* conform.kmemleak=1",
+     "expect": "end",
+     "append": "kunit.filter_glob=jitterentropy* conform.kmemleak=1 watchdog_thresh=60",
      "title": "debug kernel: Jitter RNG KUnit suite, kmemleak scan"},
     {"name": "debug-cavs", "variant": "debug", "mode": "cavs", "timeout": 1800,
      "expect": "end", "kunit": False, "cavs": True,
-     "append": "kunit.enable=0 conform.kmemleak=1",
+     "append": "kunit.enable=0 conform.kmemleak=1 watchdog_thresh=60",
      "title": "debug kernel: CAVS known answers, kmemleak scan"},
 ]
