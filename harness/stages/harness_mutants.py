@@ -124,6 +124,10 @@ MUTANTS = [
       "stop_all() leaves the guests running"),
     m("check-exit-0", "stages/check.py", 'return 1 if total["failed"] else 0', "return 0",
       RUNS + "CheckStopsAtOnceTest", "make check exits 0 with failures"),
+    m("stamp-ignores-edits", "base/kbuild.py", "    if diff:\n", "    if False:\n",
+      T + "stages.test_stamps.KernelBuildStampTest."
+      "test_build_of_an_edited_tree_is_not_the_clean_tree",
+      "a kernel built from an edited tree passes for the clean one"),
     m("null-selftest-counted", "judges/proc_crypto.py", "tests.get(d) == NULL_TEST",
       "False", PROC + "test_passed_counts_only_what_testmgr_tested",
       "testmgr's alg_test_null counts as a self-test"),
