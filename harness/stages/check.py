@@ -111,33 +111,32 @@ def host_steps(r):
     r.checks.append(rc_check("host.tangle.drift", "tangled/ equals a fresh tangle, byte "
                              "for byte", r.timed("drift", harness("drift")),
                              "tangled/ differs from the book (build/drift/diff.txt)"))
-    step("checkpatch --strict")
-    path = fresh_json("checkpatch.json")
-    r.timed("checkpatch", harness("checkpatch", "--json", path))
-    r.checks += json_checks(path, "checkpatch", "host.checkpatch")
-    step("production config: test options off")
-    path = fresh_json("prodconfig.json")
-    r.timed("prodconfig", harness("prodconfig", "check", "--json", path))
-    r.checks += json_checks(path, "prodconfig", "host.prodconfig.test-options-off")
-    step("SP 800-90B assessor against NIST's reference results")
-    path = fresh_json("entropy-kat.json")
-    r.timed("entropy-kat", harness("entropy-kat", "--json", path))
-    r.checks += json_checks(path, "entropy-kat", "entropy.kat")
-    step("host unit tests")
-    path = fresh_json("host-tests.json")
-    r.timed("host-tests", harness("host-tests", "--json", path))
-    r.checks += json_checks(path, "the host tests", "host.unit")
-    step("mutants of the harness's verdict code, each caught by its oracle")
-    path = fresh_json("mutants.json")
-    r.timed("mutants-harness", harness("mutants-harness", "--json", path))
-    r.checks += json_checks(path, "the mutation run", "host.mutants.score")
+    json_step(r, "checkpatch --strict", "checkpatch", ["checkpatch"], "host.checkpatch")
+    json_step(r, "production config: test options off", "prodconfig",
+              ["prodconfig", "check"], "host.prodconfig.test-options-off")
+    json_step(r, "SP 800-90B assessor against NIST's reference results", "entropy-kat",
+              ["entropy-kat"], "entropy.kat")
+    json_step(r, "host unit tests", "host-tests", ["host-tests"], "host.unit")
+    json_step(r, "mutants of the harness's verdict code, each caught by its oracle",
+              "mutants", ["mutants-harness"], "host.mutants.score")
+
+
+def json_step(r, title, key, verb, fallback_id):
+    """A verb that writes its checks to --json; a failure if it wrote none."""
+    step(title)
+    path = fresh_json(f"{key}.json")
+    r.timed(key, harness(*verb, "--json", path))
+    r.checks += json_checks(path, key, fallback_id)
 
 
 def kernel_steps(r):
     """Both kernels and conform on them; the report of conform, or None."""
     step("kernels: the test kernel (make kernel) and the debug kernel")
-    if r.timed("kernel-test", harness("tangle")) or \
-            run(harness("kernel", "apply"))[0] or run(harness("kernel", "build", "test"))[0]:
+    t0 = time.time()
+    failed = (run(harness("tangle"))[0] or run(harness("kernel", "apply"))[0] or
+              run(harness("kernel", "build", "test"))[0])
+    r.timings["kernel-test"] = round(time.time() - t0, 1)
+    if failed:
         r.checks.append(Check.failed("host.kernel.test", "the test kernel builds",
                                      "the test kernel did not build (see above)",
                                      origin="host"))
