@@ -94,7 +94,8 @@ i386check: kernel
 bisect: tangle
 	@$(H) bisect
 
-# Deliberately broken builds of the series: each must fail its oracle.
+# Deliberately broken builds of the series: each must fail its oracle (not
+# part of make check: four more builds and boots, about 10 minutes).
 teeth: kernel
 	@$(H) teeth
 

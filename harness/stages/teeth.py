@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The verb teeth (make teeth, and a step of make check): do the seeding
-checks bite?
+"""The verb teeth (make teeth; not a step of make check, for its cost): do
+the seeding checks bite?
 
 Builds the test kernel four more times, each with one deliberate defect in
 the patched crypto/drbg.c, boots the DRBG seeding suite and the trace
