@@ -188,10 +188,6 @@ class ConformRunTest(unittest.TestCase):
         self.assert_none_running()
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class CheckStopsAtOnceTest(unittest.TestCase):
     """make check (the verb check) fails at once, before the lint and the
     kernel builds, when BOOTS names nothing or a vector file is hostile."""
@@ -250,3 +246,7 @@ class SelectPlanTest(unittest.TestCase):
         self.assertNotIn("teeth", [b["name"] for b in plan])
         self.assertEqual([b["name"] for b in inputs.select_plan(["teeth"], ["test"])],
                          ["teeth"])
+
+
+if __name__ == "__main__":
+    unittest.main()
