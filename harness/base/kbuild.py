@@ -3,9 +3,10 @@
 
 A variant is a list of config fragments (conformance/kconfig/): test,
 debug (KASAN, UBSAN, lockdep, kmemleak) and modules (the DRBG and the
-Jitter RNG as modules, as Debian ships them, on the debug kernel).  Each builds out of tree in
-$KCACHE/linux-<version>/build-<variant>/, and a stamp (build.ok) records
-what it was made from, so that a warm run with nothing changed skips make.
+Jitter RNG as modules, as Debian ships them, on the debug kernel).  Each
+builds out of tree in $KCACHE/linux-<version>/build-<variant>/, and a stamp
+(build.ok) records what it was made from, so that a warm run with nothing
+changed skips make.
 
 The progress of a cold build shows the expected number of steps: the
 step count of the last cold build of the variant on this machine
@@ -13,6 +14,7 @@ step count of the last cold build of the variant on this machine
 when the fragments were written (conformance/kconfig/build-steps.json).
 """
 
+import hashlib
 import os
 import re
 import shutil
@@ -127,11 +129,18 @@ def configure(src, build, variant, strict=True):
 
 def build_inputs(src, variant):
     """What a build of variant depends on: the committed tree, the config
-    fragments and the compiler.  The same inputs make the same kernel."""
-    return {"tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
-            "fragments_sha256": files.hash_files(
-                [config.top(f) for f in VARIANTS.get(variant, [])], config.TOP),
-            "gcc": proc.gcc_version()}
+    fragments and the compiler, and the edits not committed (a hash of
+    git diff, only when there are any: make teeth builds edited trees).
+    The same inputs make the same kernel; a kernel built from an edited
+    tree never passes for one of the clean tree after the edit is undone."""
+    out = {"tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
+           "fragments_sha256": files.hash_files(
+               [config.top(f) for f in VARIANTS.get(variant, [])], config.TOP),
+           "gcc": proc.gcc_version()}
+    diff = git(src, "diff", "HEAD", "--no-ext-diff", "--binary").stdout
+    if diff:
+        out["uncommitted_sha256"] = hashlib.sha256(diff.encode()).hexdigest()
+    return out
 
 
 def up_to_date(src, b, stamp, inputs):
@@ -145,10 +154,6 @@ def up_to_date(src, b, stamp, inputs):
     except OSError:
         return False
     if last is None or last.get("inputs") != inputs or last.get("image_mtime_ns") != mtime:
-        return False
-    # An image made from an edited tree (make teeth's mutants) is not the
-    # committed tree's, even once the edit is undone.
-    if last.get("dirty"):
         return False
     dirty = git(src, "status", "--porcelain", "--untracked-files=no").stdout.strip()
     return not dirty
@@ -193,7 +198,6 @@ def build(variant):
         return b
     if os.path.exists(stamp):
         os.unlink(stamp)
-    dirty = bool(git(src, "status", "--porcelain", "--untracked-files=no").stdout.strip())
     configure(src, b, variant)
     log = os.path.join(b, "build.log")
     open(log, "w").close()
@@ -209,7 +213,7 @@ def build(variant):
         remember_steps(variant, steps)
     image = os.path.join(b, "arch/x86/boot/bzImage")
     files.write_json(stamp, {"variant": variant, "steps": steps, "seconds": round(secs, 1),
-                             "head": head, "inputs": inputs, "dirty": dirty,
+                             "head": head, "inputs": inputs,
                              "image_mtime_ns": os.stat(image).st_mtime_ns}, indent=None)
     say(f"{variant} kernel built: {steps} build steps in {secs:.0f} s")
     return b
