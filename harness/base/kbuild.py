@@ -30,7 +30,7 @@ VARIANTS = {
     "test": ["conformance/kconfig/test.config"],
     "debug": ["conformance/kconfig/test.config", "conformance/kconfig/debug.config"],
     # The modules variant is also a debug kernel: what it tests is the
-    # lifetime of module code and data (rmmod with work in flight).
+    # lifetime of module code and data (module removal with work in flight).
     "modules": ["conformance/kconfig/test.config", "conformance/kconfig/debug.config",
                 "conformance/kconfig/modules.config"],
 }
