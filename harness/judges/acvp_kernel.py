@@ -257,9 +257,14 @@ def sha3(src, config, sources):
     name = d["JENT_CONDITIONING_HASH"][0].strip('"')
     sources["sha3.name"] = jent.where(d["JENT_CONDITIONING_HASH"][1])
     gen = Source(src, SHA3_C)
-    m = gen.find(r"\{\s*\.digestsize\s*=\s*(\w+),(?:(?!\}, \{).)*?\.base\.cra_name\s*=\s*\""
-                 + re.escape(name) + r"\",\s*\.base\.cra_driver_name\s*=\s*\"([^\"]+)\"",
-                 f"shash_alg of {name}", re.S)
+    # The glue may name the hash by algorithm ("sha3-256") or, as 6.1 and
+    # the series do, by its generic driver ("sha3-256-generic").
+    alg = r"\{\s*\.digestsize\s*=\s*(\w+),(?:(?!\}, \{).)*?\.base\.cra_name\s*=\s*\"(%s)\","
+    drv = r"\s*\.base\.cra_driver_name\s*=\s*\"(%s)\""
+    q = re.escape(name)
+    by_driver = re.search(alg % r'[^"]+' + drv % q, gen.text, re.S)
+    m = by_driver or gen.find(alg % q + drv % r'[^"]+', f"shash_alg of {name}", re.S)
+    name = m.group(2)
     sources["sha3.driver"] = gen.where(m.start())
     hdr = Source(src, SHA3_H)
     dd = defines(hdr, {m.group(1)})
@@ -269,7 +274,7 @@ def sha3(src, config, sources):
     u = gen.find(r"int crypto_sha3_update\(struct shash_desc \*desc, const u8 \*data,"
                  r"\s*(unsigned int|u32|size_t|unsigned long) len\)", "crypto_sha3_update()")
     sources["sha3.update_len"] = gen.where(u.start())
-    return {"name": name, "driver": m.group(2), "digest_bytes": digest,
+    return {"name": name, "driver": m.group(3), "digest_bytes": digest,
             "update_len_type": u.group(1),
             "update_max_bytes": (1 << C_TYPE_BITS[u.group(1)]) - 1,
             "byte_oriented": True,

@@ -76,6 +76,17 @@ class DerivationTest(unittest.TestCase):
         modes = [c["mode"] for c in acvp_reg.find(reg, "hashDRBG", "1.0")["capabilities"]]
         self.assertNotIn("SHA-1", modes)
 
+    def test_hash_named_by_its_driver(self):
+        """the glue names sha3-256-generic, as the series does (issue 16,
+        item 10): the same hash, the same registration"""
+        with tempfile.TemporaryDirectory() as tmp:
+            src = tree_copy(tmp, {"crypto/jitterentropy-kcapi.c": (
+                '"sha3-256"', '"sha3-256-generic"')})
+            kernel, reg, _, _ = derive(src)
+        self.assertEqual(kernel["sha3"]["name"], "sha3-256")
+        self.assertEqual(kernel["sha3"]["driver"], "sha3-256-generic")
+        self.assertIsNotNone(acvp_reg.find(reg, "SHA3-256", "2.0"))
+
     def test_a_core_not_built_is_not_registered(self):
         """CONFIG_CRYPTO_DRBG_HASH=n: no hashDRBG, 14 instances"""
         kernel, reg, _, _ = derive(cfg=config_without("CONFIG_CRYPTO_DRBG_HASH"))
