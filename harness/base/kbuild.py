@@ -28,7 +28,14 @@ VARIANTS = {
     "test": ["conformance/kconfig/test.config"],
     "debug": ["conformance/kconfig/test.config", "conformance/kconfig/debug.config"],
     "modules": ["conformance/kconfig/test.config", "conformance/kconfig/modules.config"],
+    "i386": ["conformance/kconfig/test.config", "conformance/kconfig/i386.config"],
 }
+# The kernel's ARCH= of a variant (x86_64 unless named here).
+ARCH = {"i386": "i386"}
+
+
+def arch_of(variant):
+    return ARCH.get(variant, "x86_64")
 STEP = ("CC ", "AS ", "LD ", "AR ")
 
 
@@ -105,7 +112,8 @@ def configure(src, build, variant, strict=True):
         for frag in frags:
             with open(config.top(frag)) as f:
                 out.write(f.read())
-    kmake(src, scratch, "olddefconfig", log=os.path.join(scratch, "kconfig.log"))
+    kmake(src, scratch, "olddefconfig", log=os.path.join(scratch, "kconfig.log"),
+          arch=arch_of(variant))
     have = read_config(os.path.join(scratch, ".config"))
     missing = [f"{k}={v} (got {have.get(k, 'n')})" for k, v in want.items()
                if have.get(k, "n") != v]
@@ -196,7 +204,7 @@ def build(variant):
     if read_config(os.path.join(b, ".config")).get("CONFIG_MODULES") == "y":
         targets.append("modules")
     steps, secs = kmake(src, b, *targets, log=log, progress=f"build {variant}",
-                        total=total)
+                        total=total, arch=arch_of(variant))
     if total:
         remember_steps(variant, steps)
     image = os.path.join(b, "arch/x86/boot/bzImage")

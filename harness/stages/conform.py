@@ -16,7 +16,7 @@ import threading
 import time
 
 from ..base import conf as confmod
-from ..base import config, files, guest, initramfs, kcache, proc, qemu, records
+from ..base import config, files, guest, initramfs, kbuild, kcache, proc, qemu, records
 from ..base import reqs as reqsmod
 from ..base.checks import Check, validate
 from ..base.report import write_all
@@ -27,7 +27,10 @@ from .plan import BASE_APPEND, BOOTS
 
 PACKAGES = ["linux-source-6.1", "linux-config-6.1", "qemu-system-x86", "noweb",
             "pandoc", "gcc-12", "git"]
-PREFIXES = ("debug.", "fips.", "nojent.")
+PREFIXES = ("debug.", "fips.", "nojent.", "i386.")
+# Variants whose boots are the test kernel's plan entries again, on
+# another architecture (make conform ARCH=i386); their ids get the prefix.
+REPLAYED = ("i386",)
 
 
 def say(msg):
@@ -104,7 +107,7 @@ def judge_boot(spec, b, recs, src):
     return checks
 
 
-def run_boot(spec, accel, bzimage, init, src, outdir):
+def run_boot(spec, accel, bzimage, init, src, outdir, arch="x86_64"):
     """Boot one plan entry; (info for report.json, [Check])."""
     name = spec["name"]
     bdir = os.path.join(outdir, "boots", name)
@@ -117,7 +120,7 @@ def run_boot(spec, accel, bzimage, init, src, outdir):
     append = f"{BASE_APPEND} conform.mode={spec['mode']} {spec['append']}".strip()
     say(f"boot {name}: {spec['title']} (timeout {spec['timeout']} s, {accel})")
     b = qemu.boot(name, bzimage, rd, append, bdir, spec["timeout"], accel=accel,
-                  expect=spec["expect"])
+                  expect=spec["expect"], arch=arch)
     say(f"boot {name}: {b.outcome} after {b.seconds} s"
         + (f": {b.detail}" if b.detail else ""))
     recs = records.read(b.results)
@@ -170,6 +173,10 @@ def run_plan(plan, jobs, one, prepare):
 def select_plan(only, variants):
     """The plan entries to boot: those of the variants (optional ones only
     when named), or exactly those named; an unknown name is an error."""
+    if any(v in REPLAYED for v in variants) and len(variants) > 1:
+        config.die("conform", f"the {', '.join(v for v in variants if v in REPLAYED)} "
+                   "kernel is booted alone (its boots have the test kernel's names): "
+                   "give it --variants of its own and an --out of its own")
     known = {b["name"] for b in BOOTS}
     unknown = [n for n in only if n not in known]
     if unknown:
@@ -177,10 +184,21 @@ def select_plan(only, variants):
                    f"(known: {', '.join(sorted(known))})")
     plan = [b for b in BOOTS if b.get("variant", "test") in variants and
             (b["name"] in only if only or b.get("optional") else True)]
+    for v in variants:
+        if v in REPLAYED:
+            plan += [replayed(b, v) for b in BOOTS
+                     if b.get("variant", "test") == "test" and not b.get("optional")
+                     and (b["name"] in only if only else True)]
     if not plan:
         config.die("conform", f"no boot of {', '.join(only)} runs on the kernel "
                    f"variant(s) {', '.join(variants)}")
     return plan
+
+
+def replayed(spec, variant):
+    """A test-kernel plan entry booted on another variant (architecture)."""
+    prefix = variant + (f".{spec['prefix']}" if spec.get("prefix") else "")
+    return dict(spec, variant=variant, prefix=prefix, title=f"{variant}: {spec['title']}")
 
 
 def images(version, variants):
@@ -205,13 +223,18 @@ def harness_error(spec, accel):
                           boot=name)])
 
 
-def boot_all(plan, args, imgs, init, src):
+def boot_all(plan, args, imgs, src):
     """Run the plan; [(info, [Check])] in plan order."""
     results = [None] * len(plan)
+    inits = {kbuild.arch_of(s.get("variant", "test")): None for s in plan}
+    for arch in inits:
+        inits[arch] = guest.build(arch=arch)
 
     def one(i, spec):
         variant = spec.get("variant", "test")
-        info, cs = run_boot(spec, args.accel, imgs[variant], init, src, args.out)
+        arch = kbuild.arch_of(variant)
+        info, cs = run_boot(spec, args.accel, imgs[variant], inits[arch], src, args.out,
+                            arch=arch)
         info["variant"] = variant
         prefix = spec.get("prefix", variant if variant != "test" else None)
         if prefix:
@@ -278,10 +301,10 @@ def conform(args):
     variants = [v for v in args.variants.split(",") if v]
     plan = select_plan([n for n in args.only.split(",") if n], variants)
     imgs = images(version, variants)
-    build = os.path.join(kcache.tree_dir(version), "build-test")
+    build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        imgs[variants[0]]))))
     os.makedirs(args.out, exist_ok=True)
-    init = guest.build()
-    results = boot_all(plan, args, imgs, init, src)
+    results = boot_all(plan, args, imgs, src)
     boots = [info for info, _ in results]
     checks = [c for _, cs in results for c in cs]
     seed_table = None
