@@ -198,14 +198,16 @@ def build(variant):
     log = os.path.join(b, "build.log")
     open(log, "w").close()
     total = expected_steps(variant, b)
+    cold = not os.path.exists(os.path.join(b, "vmlinux"))
     say(f"building {variant} kernel in {b} (log: {log}; "
-        + (f"a cold build, about {total} steps)" if total else "incremental)"))
+        + (f"a cold build, about {total} steps)" if total else
+           "a cold build, its first on this machine)" if cold else "incremental)"))
     targets = ["bzImage"]
     if read_config(os.path.join(b, ".config")).get("CONFIG_MODULES") == "y":
         targets.append("modules")
     steps, secs = kmake(src, b, *targets, log=log, progress=f"build {variant}",
                         total=total, arch=arch_of(variant))
-    if total:
+    if cold:
         remember_steps(variant, steps)
     image = os.path.join(b, "arch/x86/boot/bzImage")
     files.write_json(stamp, {"variant": variant, "steps": steps, "seconds": round(secs, 1),
