@@ -78,17 +78,17 @@ def kmake(src, build, *targets, log=None, progress=None, total=None, arch="x86_6
     t0 = time.time()
     bar = Progress(f"kernel: {progress}", total=total) if progress else None
     with open(log, "a") if log else open(os.devnull, "w") as lf:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             text=True)
-        steps, tail = 0, []
-        for line in p.stdout:
-            lf.write(line)
-            tail = (tail + [line.rstrip()])[-25:]
-            if line.lstrip().startswith(STEP):
-                steps += 1
-                if bar:
-                    bar.update(steps)
-        rc = p.wait()
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True) as p:
+            steps, tail = 0, []
+            for line in p.stdout:
+                lf.write(line)
+                tail = (tail + [line.rstrip()])[-25:]
+                if line.lstrip().startswith(STEP):
+                    steps += 1
+                    if bar:
+                        bar.update(steps)
+            rc = p.wait()
     if bar:
         bar.done()
     if rc != 0:
