@@ -29,9 +29,11 @@ INTRO = ("The conformance boots check what the series does when it works; "
          "the report of the run named under it.")
 
 # The families of the i386 run's checks, as the reader knows them.
-FAMILIES = (("kunit", "KUnit cases"), ("cavs", "CAVS records"),
-            ("drbg", "seed lengths and seeding trace"), ("guest", "guest checks"),
-            ("jitter", "Jitter RNG records"), ("boot", "boots"))
+FAMILIES = (("kunit", "KUnit cases"), ("fips", "KUnit cases and checks with fips=1"),
+            ("cavs", "CAVS sections"), ("drbg", "seed lengths and seeding trace"),
+            ("nojent", "checks with the Jitter RNG made absent"),
+            ("guest", "guest checks"), ("jitter", "Jitter RNG records"),
+            ("figures", "figures' data"), ("boot", "boots"))
 
 
 def _table(head, rows):
@@ -103,6 +105,13 @@ def i386_md(rep, esc, code, notes):
     if rest:
         rows.append(["other", rest["pass"], rest["fail"], rest["skip"]])
     out += _table(["checks", "passed", "failed", "skipped"], rows)
+    total = next((c for c in rep.get("checks", []) if c["id"] == "i386.cavs.total"), None)
+    if total:
+        n = total.get("counts", {})
+        out += [f"CAVS records: {n.get('passed', 0)} of {n.get('applicable', 0)} "
+                f"applicable records answered as NIST's files say "
+                f"({n.get('skipped_sections', 0)} sections, {n.get('skipped_records', 0)} "
+                f"records, of algorithms 6.1 does not have).", ""]
     boots = rep.get("boots", [])
     out += [f"Boots: {len(boots)}, of which ended as expected: "
             f"{sum(1 for b in boots if b.get('outcome') == b.get('expect'))}.", ""]
