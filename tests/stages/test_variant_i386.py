@@ -16,13 +16,13 @@ import tempfile
 import unittest
 
 from harness.base import config, guest, kbuild, qemu
-from harness.stages import conform
+from harness.stages import inputs
 from harness.stages.plan import BOOTS
 
 
 class I386PlanTest(unittest.TestCase):
     def test_every_test_boot_again_with_the_prefix(self):
-        plan = conform.select_plan([], ["i386"])
+        plan = inputs.select_plan([], ["i386"])
         want = [b["name"] for b in BOOTS
                 if b.get("variant", "test") == "test" and not b.get("optional")]
         self.assertEqual([b["name"] for b in plan], want)
@@ -32,12 +32,12 @@ class I386PlanTest(unittest.TestCase):
         self.assertEqual(fips["prefix"], "i386.fips")
 
     def test_named_boots_only(self):
-        plan = conform.select_plan(["cavs", "jitter"], ["i386"])
+        plan = inputs.select_plan(["cavs", "jitter"], ["i386"])
         self.assertEqual([b["name"] for b in plan], ["cavs", "jitter"])
 
     def test_booted_alone(self):
-        with self.assertRaises(SystemExit) as e:
-            conform.select_plan([], ["test", "i386"])
+        with self.assertRaises(inputs.InputError) as e:
+            inputs.select_plan([], ["test", "i386"])
         self.assertIn("booted alone", str(e.exception))
 
 
