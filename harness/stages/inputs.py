@@ -10,8 +10,9 @@
             no permission, a name that is not UTF-8) or does not parse is
             an error
 
-(There are no ACVP sets in this project yet; when there are, they are
-checked here too.)  Every problem is one line naming the file (and line)
+The ACVP vector sets (vectors/acvp) are read by the acvp verb itself
+(`python3 -m harness acvp --inputs-only`), which make check runs in the
+same first step.  Every problem is one line naming the file (and line)
 and what was expected.  conform writes its report with these problems as
 failed checks and boots nothing; check stops before the long steps.
 """
