@@ -19,14 +19,20 @@ SOURCES = "conformance/guest"
 CFLAGS = ["-static", "-O2", "-Wall", "-Wextra", "-Werror"]
 
 
-def build(outdir=None):
-    """Build (or reuse) the static /init; its path."""
-    outdir = outdir or config.build("guest")
+# Extra compiler flags by the guest kernel's architecture: a 32-bit x86
+# kernel runs a 32-bit /init (gcc-multilib and libc6-dev-i386 give -m32).
+ARCH_FLAGS = {"x86_64": [], "i386": ["-m32"]}
+
+
+def build(outdir=None, arch="x86_64"):
+    """Build (or reuse) the static /init for arch; its path."""
+    outdir = outdir or config.build("guest" if arch == "x86_64" else f"guest-{arch}")
     os.makedirs(outdir, exist_ok=True)
     init = os.path.join(outdir, "init")
     srcs = sorted(glob.glob(config.top(SOURCES, "*.c")))
     srcs += sorted(glob.glob(config.top(SOURCES, "*.h")))
-    cmd = ["gcc"] + CFLAGS + ["-o", init] + [c for c in srcs if c.endswith(".c")]
+    cmd = (["gcc"] + CFLAGS + ARCH_FLAGS[arch] + ["-o", init] +
+           [c for c in srcs if c.endswith(".c")])
     digest = hashlib.sha256("\0".join([files.hash_files(srcs, config.TOP),
                                        proc.gcc_version(), " ".join(cmd)]).encode()
                             ).hexdigest()

@@ -33,7 +33,14 @@ VARIANTS = {
     # lifetime of module code and data (module removal with work in flight).
     "modules": ["conformance/kconfig/test.config", "conformance/kconfig/debug.config",
                 "conformance/kconfig/modules.config"],
+    "i386": ["conformance/kconfig/test.config", "conformance/kconfig/i386.config"],
 }
+# The kernel's ARCH= of a variant (x86_64 unless named here).
+ARCH = {"i386": "i386"}
+
+
+def arch_of(variant):
+    return ARCH.get(variant, "x86_64")
 STEP = ("CC ", "AS ", "LD ", "AR ")
 
 
@@ -76,17 +83,17 @@ def kmake(src, build, *targets, log=None, progress=None, total=None, arch="x86_6
     t0 = time.time()
     bar = Progress(f"kernel: {progress}", total=total) if progress else None
     with open(log, "a") if log else open(os.devnull, "w") as lf:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             text=True)
-        steps, tail = 0, []
-        for line in p.stdout:
-            lf.write(line)
-            tail = (tail + [line.rstrip()])[-25:]
-            if line.lstrip().startswith(STEP):
-                steps += 1
-                if bar:
-                    bar.update(steps)
-        rc = p.wait()
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True) as p:
+            steps, tail = 0, []
+            for line in p.stdout:
+                lf.write(line)
+                tail = (tail + [line.rstrip()])[-25:]
+                if line.lstrip().startswith(STEP):
+                    steps += 1
+                    if bar:
+                        bar.update(steps)
+            rc = p.wait()
     if bar:
         bar.done()
     if rc != 0:
@@ -110,7 +117,8 @@ def configure(src, build, variant, strict=True):
         for frag in frags:
             with open(config.top(frag)) as f:
                 out.write(f.read())
-    kmake(src, scratch, "olddefconfig", log=os.path.join(scratch, "kconfig.log"))
+    kmake(src, scratch, "olddefconfig", log=os.path.join(scratch, "kconfig.log"),
+          arch=arch_of(variant))
     have = read_config(os.path.join(scratch, ".config"))
     missing = [f"{k}={v} (got {have.get(k, 'n')})" for k, v in want.items()
                if have.get(k, "n") != v]
@@ -202,14 +210,16 @@ def build(variant):
     log = os.path.join(b, "build.log")
     open(log, "w").close()
     total = expected_steps(variant, b)
+    cold = not os.path.exists(os.path.join(b, "vmlinux"))
     say(f"building {variant} kernel in {b} (log: {log}; "
-        + (f"a cold build, about {total} steps)" if total else "incremental)"))
+        + (f"a cold build, about {total} steps)" if total else
+           "a cold build, its first on this machine)" if cold else "incremental)"))
     targets = ["bzImage"]
     if read_config(os.path.join(b, ".config")).get("CONFIG_MODULES") == "y":
         targets.append("modules")
     steps, secs = kmake(src, b, *targets, log=log, progress=f"build {variant}",
-                        total=total)
-    if total:
+                        total=total, arch=arch_of(variant))
+    if cold:
         remember_steps(variant, steps)
     image = os.path.join(b, "arch/x86/boot/bzImage")
     files.write_json(stamp, {"variant": variant, "steps": steps, "seconds": round(secs, 1),

@@ -74,13 +74,19 @@ class Boot:
             return []
 
 
+# The QEMU binary and TCG CPU model of each kernel architecture.
+MACHINES = {"x86_64": ("qemu-system-x86_64", CPU_TCG),
+            "i386": ("qemu-system-i386", "qemu32,-rdrand,-rdseed")}
+
+
 def build_argv(kernel, initrd, append, console, results, accel="tcg", smp=2,
-               mem=1024, cpu=None):
+               mem=1024, cpu=None, arch="x86_64"):
+    binary, tcg_cpu = MACHINES[arch]
     if accel == "kvm":
         accel_args = ["-accel", "kvm", "-cpu", cpu or "host,-rdrand,-rdseed"]
     else:
-        accel_args = ["-accel", "tcg", "-cpu", cpu or CPU_TCG]
-    argv = ["qemu-system-x86_64", "-nodefaults", "-no-user-config",
+        accel_args = ["-accel", "tcg", "-cpu", cpu or tcg_cpu]
+    argv = [binary, "-nodefaults", "-no-user-config",
             "-machine", "pc"] + accel_args + [
         "-smp", str(smp), "-m", str(mem),
         "-display", "none", "-monitor", "none", "-no-reboot",
@@ -92,7 +98,7 @@ def build_argv(kernel, initrd, append, console, results, accel="tcg", smp=2,
 
 
 def boot(name, kernel, initrd, append, outdir, timeout, accel="tcg", smp=2,
-         mem=1024, expect="end"):
+         mem=1024, expect="end", arch="x86_64"):
     """Run one boot; expect is "end" (the guest ends it) or "panic"."""
     os.makedirs(outdir, exist_ok=True)
     b = Boot(name, None, outdir)
@@ -100,7 +106,7 @@ def boot(name, kernel, initrd, append, outdir, timeout, accel="tcg", smp=2,
         if os.path.exists(f):
             os.unlink(f)
     b.argv = build_argv(kernel, initrd, append, b.console, b.results,
-                        accel=accel, smp=smp, mem=mem)
+                        accel=accel, smp=smp, mem=mem, arch=arch)
     t0 = time.time()
     with _lock:
         if _closed.is_set():
@@ -112,7 +118,7 @@ def boot(name, kernel, initrd, append, outdir, timeout, accel="tcg", smp=2,
                                  stderr=subprocess.STDOUT, text=True)
         except FileNotFoundError:
             b.outcome = "qemu-error"
-            b.detail = "qemu-system-x86_64 not found: run 'make deps'"
+            b.detail = f"{b.argv[0]} not found: run 'make deps'"
             return b
         _running.add(p)
     hung = False

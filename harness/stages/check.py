@@ -94,9 +94,14 @@ def input_step(r):
     """What make check was asked to run (BOOTS, VECTORS), before anything
     long: True when it can be done; else the problems are one line each
     and the run stops at once."""
-    step("inputs: BOOTS and VECTORS")
+    step("inputs: BOOTS, VECTORS and the ACVP vector sets")
     _, _, problems, checks = inputs.check(os.environ.get("BOOTS", ""), ["test", "debug"],
                                           os.path.join(OUT, "inputs"))
+    if not problems and run(harness("acvp", "--dir", config.top("vectors/acvp"),
+                                    "--inputs-only"))[0]:
+        problems = ["vectors/acvp: the ACVP vector sets cannot be read (the line above "
+                    "names the file)"]
+        checks[-1] = Check.failed(checks[-1].id, checks[-1].title, problems[0])
     for p in problems:
         config.warn("check", p)
     c = checks[-1]

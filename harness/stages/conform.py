@@ -17,7 +17,7 @@ import time
 import traceback
 
 from ..base import conf as confmod
-from ..base import config, files, guest, initramfs, kcache, proc, qemu, records
+from ..base import config, files, guest, initramfs, kbuild, kcache, proc, qemu, records
 from ..base import reqs as reqsmod
 from ..base.checks import Check, validate
 from ..base.report import write_all
@@ -29,7 +29,7 @@ from .plan import BASE_APPEND
 
 PACKAGES = ["linux-source-6.1", "linux-config-6.1", "qemu-system-x86", "noweb",
             "pandoc", "gcc-12", "git"]
-PREFIXES = ("debug.", "fips.", "nojent.")
+PREFIXES = ("debug.", "fips.", "nojent.", "i386.")
 
 
 def say(msg):
@@ -107,7 +107,7 @@ def judge_boot(spec, b, recs, src):
     return checks
 
 
-def run_boot(spec, accel, bzimage, init, src, outdir):
+def run_boot(spec, accel, bzimage, init, src, outdir, arch="x86_64"):
     """Boot one plan entry; (info for report.json, [Check])."""
     name = spec["name"]
     bdir = os.path.join(outdir, "boots", name)
@@ -120,7 +120,7 @@ def run_boot(spec, accel, bzimage, init, src, outdir):
     append = f"{BASE_APPEND} conform.mode={spec['mode']} {spec['append']}".strip()
     say(f"boot {name}: {spec['title']} (timeout {spec['timeout']} s, {accel})")
     b = qemu.boot(name, bzimage, rd, append, bdir, spec["timeout"], accel=accel,
-                  expect=spec["expect"])
+                  expect=spec["expect"], arch=arch)
     say(f"boot {name}: {b.outcome} after {b.seconds} s"
         + (f": {b.detail}" if b.detail else ""))
     recs = records.read(b.results)
@@ -195,7 +195,7 @@ def harness_error(spec, accel, why=None):
                           boot=name)])
 
 
-def boot_all(plan, args, imgs, init, src, cavs_meta=None):
+def boot_all(plan, args, imgs, inits, src, cavs_meta=None):
     """Run the plan; [(info, [Check])] in plan order.  Whatever fails in
     one boot (an exception, a one-line error) is that boot's harness
     error; whatever fails in the scheduler ends the boots still running
@@ -206,7 +206,9 @@ def boot_all(plan, args, imgs, init, src, cavs_meta=None):
     def one(i, spec):
         try:
             variant = spec.get("variant", "test")
-            info, cs = run_boot(spec, args.accel, imgs[variant], init, src, args.out)
+            arch = kbuild.arch_of(variant)
+            info, cs = run_boot(spec, args.accel, imgs[variant], inits[arch], src, args.out,
+                                arch=arch)
             info["variant"] = variant
             prefix = spec.get("prefix", variant if variant != "test" else None)
             if prefix:
@@ -313,7 +315,7 @@ def after_boots(results, args, variants, version, conf, started):
         if any(b["name"] == "drbg" for b in boots) and os.path.exists(console):
             facts["drbg_seed_lengths"], seed_check = seeds.seed_lengths([console])
             checks.append(seed_check)
-        build = os.path.join(kcache.tree_dir(version), "build-test")
+        build = os.path.join(kcache.tree_dir(version), f"build-{variants[0]}")
         facts["kernel"] = kernel_facts(version, conf, build)
         checks += figure_checks(boots, args, started, facts["kernel"]["release"])
         facts["hardening"] = h = hardening.summary(checks)
@@ -341,8 +343,8 @@ def conform(args):
             "no guest booted")
         return report(args, started, t0, [], input_checks)
     imgs = images(version, variants)
-    init = guest.build()
-    results = boot_all(plan, args, imgs, init, src, meta)
+    inits = {a: guest.build(arch=a) for a in {kbuild.arch_of(v) for v in variants}}
+    results = boot_all(plan, args, imgs, inits, src, meta)
     checks, facts = after_boots(results, args, variants, version, conf, started)
     return report(args, started, t0, [info for info, _ in results],
                   checks + input_checks[-1:], **facts)

@@ -10,8 +10,9 @@
             no permission, a name that is not UTF-8) or does not parse is
             an error
 
-(There are no ACVP sets in this project yet; when there are, they are
-checked here too.)  Every problem is one line naming the file (and line)
+The ACVP vector sets (vectors/acvp) are read by the acvp verb itself
+(`python3 -m harness acvp --inputs-only`), which make check runs in the
+same first step.  Every problem is one line naming the file (and line)
 and what was expected.  conform writes its report with these problems as
 failed checks and boots nothing; check stops before the long steps.
 """
@@ -39,10 +40,27 @@ def boot_names(text):
     return names
 
 
+# Variants whose boots are the test kernel's plan entries again, on
+# another architecture (make conform ARCH=i386); their ids get the prefix.
+REPLAYED = ("i386",)
+
+
+def replayed(spec, variant):
+    """A test-kernel plan entry booted on another variant (architecture)."""
+    prefix = variant + (f".{spec['prefix']}" if spec.get("prefix") else "")
+    return dict(spec, variant=variant, prefix=prefix, title=f"{variant}: {spec['title']}")
+
+
 def select_plan(only, variants, boots=None):
     """The plan entries to boot: those of the variants (optional ones only
-    when named), or exactly those named; an unknown name is an error."""
+    when named), or exactly those named; an unknown name is an error.  A
+    replayed variant (i386) boots the test kernel's entries, alone."""
     boots = BOOTS if boots is None else boots
+    again = [v for v in variants if v in REPLAYED]
+    if again and len(variants) > 1:
+        raise InputError(f"the {', '.join(again)} kernel is booted alone (its boots "
+                         "have the test kernel's names): give it --variants of its own "
+                         "and an --out of its own")
     known = {b["name"] for b in boots}
     unknown = [n for n in only if n not in known]
     if unknown:
@@ -50,6 +68,10 @@ def select_plan(only, variants, boots=None):
                          f"harness/stages/plan.py (known: {', '.join(sorted(known))})")
     plan = [b for b in boots if b.get("variant", "test") in variants and
             (b["name"] in only if only or b.get("optional") else True)]
+    for v in again:
+        plan += [replayed(b, v) for b in boots
+                 if b.get("variant", "test") == "test" and not b.get("optional")
+                 and (b["name"] in only if only else True)]
     if not plan:
         raise InputError(f"no boot of {', '.join(only) or 'the plan'} runs on the kernel "
                          f"variant(s) {', '.join(variants)}")

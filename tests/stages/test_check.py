@@ -58,7 +58,10 @@ class AcvpStepTest(unittest.TestCase):
             files.write_json(self.report, {"schema": 1, "started": "now", "checks": [],
                                            "summary": {}})
         elif args.verb == "acvp":
-            self.acvp_argv.append(cmd[3:])
+            if not args.inputs_only:
+                self.acvp_argv.append(cmd[3:])
+            else:
+                self.inputs_read = True
             args.dir, args.out = self.vec, os.path.join(self.tmp, "acvp")
             with mock.patch.object(acvp, "boot", self.boot):
                 try:
@@ -107,6 +110,24 @@ class AcvpStepTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("acvp.hashdrbg-1-0.validation", failed)
         self.assertIn("acvp.total", failed)
+
+    def test_a_hostile_acvp_file_stops_make_check_at_once(self):
+        with open(os.path.join(self.vec, SET, "prompt.json"), "a") as f:
+            f.write("{")
+        self.boot = None          # no boot may start
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = check.check(None)
+        self.assertEqual(rc, 1)
+        self.assertEqual(out.getvalue().rstrip().splitlines()[-1],
+                         "0 passed, 1 failed, 0 skipped")
+        self.assertEqual(self.acvp_argv, [])
+        self.assertIsNone(files.read_json(self.report), "conform ran")
+
+    def test_the_sets_are_read_before_anything_long(self):
+        self.inputs_read = False
+        self.make_check()
+        self.assertTrue(self.inputs_read)
 
     def test_a_verb_that_writes_nothing_fails_the_step(self):
         def broken(*a):

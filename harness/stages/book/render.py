@@ -22,12 +22,13 @@ import re
 from ...base import conf as confmod
 from ...base import nwbook
 from ...base.nwbook import Chunk
-from . import acvp, assessor, colophon, figures, indexes, matrix, performance, worked_example
+from . import (acvp, assessor, colophon, figures, hardening, indexes, matrix, performance,
+               worked_example)
 from . import trace as booktrace
 from .md import (END_SMALL, LANG_CLASS, PLACEHOLDER, SMALL, code, esc, ident_anchor,
                  name_md, out_anchor, status_md)
 
-PARTS = (worked_example, assessor, acvp, figures, performance)
+PARTS = (worked_example, assessor, acvp, figures, hardening, performance)
 
 
 class Renderer:

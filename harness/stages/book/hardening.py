@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The book's hardening appendix: what the fault and hostile-input boots
+did, and the series on a 32-bit machine.
+
+    render(ctx) -> (markdown, notes)
+
+ctx is the dict the other generated parts take ("top", "esc", "code").
+The data are two reports that the harness writes: the hardening summary
+of build/conformance/report.json (`make conform`, run by `make check`),
+and build/conformance-i386/report.json (`make conform ARCH=i386`, a
+kernel build of its own and not part of `make check`).  Where a report is
+missing the section says so and names the command; a note (a build
+warning) is given only when a report shows a failure.
+"""
+
+import collections
+import os
+
+from ...base import files
+
+MAIN = "build/conformance/report.json"
+I386 = "build/conformance-i386/report.json"
+HEAD = "# Hardening {- #hardening}"
+INTRO = ("The conformance boots check what the series does when it works; "
+         "the hardening boots check what it does when something fails or "
+         "someone calls it badly: faults injected into the Jitter RNG, the "
+         "allocators and the blocking API, and hostile arguments through "
+         "every interface the series adds.  Every figure below is read from "
+         "the report of the run named under it.")
+
+# The families of the i386 run's checks, as the reader knows them.
+FAMILIES = (("kunit", "KUnit cases"), ("fips", "KUnit cases and checks with fips=1"),
+            ("cavs", "CAVS sections"), ("drbg", "seed lengths and seeding trace"),
+            ("nojent", "checks with the Jitter RNG made absent"),
+            ("guest", "guest checks"), ("jitter", "Jitter RNG records"),
+            ("figures", "figures' data"), ("boot", "boots"))
+
+
+def _table(head, rows):
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out + [""]
+
+
+def _run_line(rep, path, code):
+    k = rep.get("kernel") or {}
+    return (f"From {code(path)}: kernel {code(k.get('release', '?'))}, "
+            f"started {rep.get('started', '?')}, "
+            f"{rep.get('duration_s', '?')} s, on {rep.get('host', {}).get('cpu_model', '?')} "
+            f"({rep.get('host', {}).get('nproc', '?')} CPUs).")
+
+
+def faults_md(rep, esc, code, notes):
+    h = rep.get("hardening")
+    if not h:
+        return ["::: placeholder", f"The report {code(MAIN)} has no hardening summary.",
+                ":::", ""]
+    out = ["## Faults and hostile calls {- #hardening-faults}", "",
+           _run_line(rep, MAIN, code), ""]
+    rows = []
+    for f in h.get("faults", []):
+        if f.get("status") == "fail":
+            notes.append(f"hardening: fault failed: {f.get('fault')}")
+        rows.append([esc(f.get("fault", "")), f.get("instances", 0),
+                     "**" + f.get("status", "?") + "**" if f.get("status") != "pass"
+                     else "pass"])
+    out += _table(["fault", "checks run", "verdict"], rows)
+    out += [f"Fault-injection points reached: {h.get('fault_injection_points', 0)}; "
+            f"hostile calls made: {h.get('hostile_calls', 0)}; reports in the "
+            f"kernel log: {h.get('kernel_log_reports', 0)}; kmemleak reports "
+            f"not explained: {h.get('kmemleak_unexplained', 0)} "
+            f"({h.get('kmemleak_allowlisted', 0)} explained by the allow list).", ""]
+    return out
+
+
+def i386_md(rep, esc, code, notes):
+    out = ["## On a 32-bit machine {- #hardening-i386}", "",
+           "The 2015 code took care over 64-bit arithmetic on 32-bit machines "
+           "(the Jitter RNG's time stamps and deltas are 64-bit; the DRBG's "
+           "reseed counter and lengths are `size_t`).  The series is built for "
+           "i386 (`conformance/kconfig/i386.config` on top of the test "
+           "kernel's fragment) and the test kernel's boots run again on "
+           "`qemu-system-i386` with a 32-bit /init.", ""]
+    if rep is None:
+        return out + ["::: placeholder",
+                      f"**Not run for this book.** There is no {code(I386)}: "
+                      f"`make conform ARCH=i386` writes it (a kernel build of its "
+                      f"own; not part of `make check`).", ":::", ""]
+    out += [_run_line(rep, I386, code), ""]
+    count = collections.defaultdict(collections.Counter)
+    bad = []
+    for c in rep.get("checks", []):
+        parts = c["id"].split(".")
+        fam = parts[1] if parts[0] == "i386" and len(parts) > 1 else parts[0]
+        count[fam][c["status"]] += 1
+        if c["status"] == "fail":
+            bad.append(c["id"])
+    rows = []
+    for fam, title in FAMILIES:
+        n = count.pop(fam, collections.Counter())
+        rows.append([esc(title), n["pass"], n["fail"], n["skip"]])
+    rest = collections.Counter()
+    for n in count.values():
+        rest.update(n)
+    if rest:
+        rows.append(["other", rest["pass"], rest["fail"], rest["skip"]])
+    out += _table(["checks", "passed", "failed", "skipped"], rows)
+    total = next((c for c in rep.get("checks", []) if c["id"] == "i386.cavs.total"), None)
+    if total:
+        n = total.get("counts", {})
+        out += [f"CAVS records: {n.get('passed', 0)} of {n.get('applicable', 0)} "
+                f"applicable records answered as NIST's files say "
+                f"({n.get('skipped_sections', 0)} sections, {n.get('skipped_records', 0)} "
+                f"records, of algorithms 6.1 does not have).", ""]
+    boots = rep.get("boots", [])
+    out += [f"Boots: {len(boots)}, of which ended as expected: "
+            f"{sum(1 for b in boots if b.get('outcome') == b.get('expect'))}.", ""]
+    if bad:
+        notes.append(f"i386: {len(bad)} check(s) failed: {', '.join(bad[:5])}")
+        out += ["Failed: " + ", ".join(code(b) for b in bad[:20]) + ".", ""]
+    return out
+
+
+def render(ctx):
+    esc, code, top = ctx["esc"], ctx["code"], ctx["top"]
+    notes = []
+    out = [HEAD, "", INTRO, ""]
+    main = ctx.get("report")
+    if main is None:
+        out += ["::: placeholder", f"There is no {code(MAIN)}: `make conform` writes it.",
+                ":::", ""]
+    else:
+        out += faults_md(main, esc, code, notes)
+    out += i386_md(files.read_json(os.path.join(top, I386)), esc, code, notes)
+    return "\n".join(out) + "\n", notes
