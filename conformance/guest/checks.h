@@ -25,4 +25,7 @@ void check_jitter_record(void);
 /* Boot mode "bench": timings for make bench, no checks (bench.c). */
 void run_bench(void);
 
+/* Boot mode "entropy": the Jitter RNG's raw noise for make entropy (entropy.c). */
+void run_entropy(void);
+
 #endif

@@ -64,7 +64,7 @@ class Boot:
 
 
 def build_argv(kernel, initrd, append, console, results, accel="tcg", smp=2,
-               mem=1024, cpu=None):
+               mem=1024, cpu=None, data=None):
     if accel == "kvm":
         accel_args = ["-accel", "kvm", "-cpu", cpu or "host,-rdrand,-rdseed"]
     else:
@@ -75,21 +75,26 @@ def build_argv(kernel, initrd, append, console, results, accel="tcg", smp=2,
         "-display", "none", "-monitor", "none", "-no-reboot",
         "-kernel", kernel, "-initrd", initrd, "-append", append,
         "-serial", f"file:{console}", "-serial", f"file:{results}"]
+    if data:
+        # A third serial port for bulk binary data (the entropy boot's raw
+        # samples), kept apart from the JSON lines of the results channel.
+        argv += ["-serial", f"file:{data}"]
     if os.path.exists(QBOOT):
         argv[1:1] = ["-bios", QBOOT]
     return argv
 
 
 def boot(name, kernel, initrd, append, outdir, timeout, accel="tcg", smp=2,
-         mem=1024, expect="end"):
-    """Run one boot; expect is "end" (the guest ends it) or "panic"."""
+         mem=1024, expect="end", data=None):
+    """Run one boot; expect is "end" (the guest ends it) or "panic"; data,
+    a file for a third serial port (ttyS2 in the guest)."""
     os.makedirs(outdir, exist_ok=True)
     b = Boot(name, None, outdir)
-    for f in (b.console, b.results):
-        if os.path.exists(f):
+    for f in (b.console, b.results, data):
+        if f and os.path.exists(f):
             os.unlink(f)
     b.argv = build_argv(kernel, initrd, append, b.console, b.results,
-                        accel=accel, smp=smp, mem=mem)
+                        accel=accel, smp=smp, mem=mem, data=data)
     t0 = time.time()
     try:
         p = subprocess.Popen(b.argv, stdout=subprocess.PIPE,

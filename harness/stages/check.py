@@ -11,7 +11,10 @@ each is a `python3 -m harness` verb in a process of its own):
   5. the SP 800-90B assessor on NIST's eight reference files  entropy.kat.*
      the host unit tests (tests/)          host.unit.*
   6. the test and the debug kernel, then conform on both
-  7. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
+  7. make entropy: raw noise of three sources, assessed     entropy.*
+     (after the kernels: its guest needs the test kernel, and nothing
+     else may load the CPU while it times the noise)
+  8. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
                                            everything in report.json
 
 The host results are merged into build/conformance/report.json, and the
@@ -172,6 +175,8 @@ def check(args):
     os.makedirs(OUT, exist_ok=True)
     host_steps(r)
     rep = kernel_steps(r)
+    json_step(r, "entropy evidence: raw noise of three sources, SP 800-90B assessed",
+              "entropy", ["entropy"], "entropy.run")
     book_step(r, rep)
     total = merge(r, rep)
     print(f"\ncheck: {round(time.time() - r.t0)} s "

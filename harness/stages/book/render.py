@@ -22,12 +22,14 @@ import re
 from ...base import conf as confmod
 from ...base import nwbook
 from ...base.nwbook import Chunk
-from . import assessor, colophon, figures, indexes, matrix, performance, worked_example
+from . import (assessor, colophon, entropy, figures, indexes, matrix, performance,
+               worked_example)
 from . import trace as booktrace
 from .md import (END_SMALL, LANG_CLASS, PLACEHOLDER, SMALL, code, esc, ident_anchor,
                  name_md, out_anchor, status_md)
 
-PARTS = (worked_example, assessor, figures, performance)
+# entropy and performance draw after figures, which clears the figures first.
+PARTS = (worked_example, assessor, figures, entropy, performance)
 
 
 class Renderer:

@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What make entropy concludes from its sources: the summary the book and
+make check read (build/entropy/summary.json), the data of the chapter's
+figures (build/entropy/figures/*.json), and the checks.
+
+    source_summary(name, meta, files)   one source: its collection, its
+                                        deltas described, its assessments,
+                                        its health tests, its chain, its rate
+    code_claims()                       what the code assumes and credits
+    figures(summary, arrays)            the figure data
+    checks(summary)                     [Check]
+
+A source's "design" is "ours" (the tangled core, in user space or in the
+kernel) or "pristine" (6.1's core).  Data from a TCG guest is "emulated":
+it is assessed and shown like the rest, and no check rests on it.
+"""
+
+import math
+
+from ..base.checks import Check
+from . import entropy_chain as chain
+from . import entropy_math as em
+from . import jitter_model as model
+
+H_CLAIM = 1.0           # bits per raw sample the health tests' cutoffs assume
+ESTIMATORS = ("mcv", "collision", "markov", "compression", "t_tuple", "lrs",
+              "multi_mcw", "lag", "multi_mmc", "lz78y")
+
+
+def code_claims():
+    """The code's own numbers, from the model of the core."""
+    n_lag = model.LAG_WINDOW - model.LAG_HISTORY
+    return {"h_claim": H_CLAIM, "block_words": model.BLOCK_WORDS,
+            "word_bits": 64, "block_bits": 8 * model.BLOCK_BYTES,
+            "needed": 8 * model.BLOCK_BYTES + chain.FULL_ENTROPY_MARGIN,
+            "rct": [model.RCT_CUT, model.RCT_CUT_PERM],
+            "apt": [model.APT_CUT, model.APT_CUT_PERM],
+            "apt_window": model.APT_WINDOW,
+            "lag_run": [model.LAG_RUN_CUT, model.LAG_RUN_CUT_PERM],
+            "lag_count": [model.LAG_COUNT_CUT, model.LAG_COUNT_CUT_PERM],
+            "lag_window": model.LAG_WINDOW, "lag_history": model.LAG_HISTORY,
+            "lag_predictions": n_lag,
+            "vn": [model.VN_CUT, model.VN_CUT_PERM], "alpha_exp": [30, 60]}
+
+
+def cutoffs(h):
+    """Every cutoff of our health tests re-derived for H = h bits per sample."""
+    n_lag = model.LAG_WINDOW - model.LAG_HISTORY
+    return {"h": h,
+            "rct": [em.rct_cutoff(h, a) for a in (30, 60)],
+            "apt": [em.apt_cutoff(h, a, model.APT_WINDOW) for a in (30, 60)],
+            "lag_run": [em.lag_run_cutoff(h, a, n_lag) for a in (30, 60)],
+            "lag_count": [em.lag_count_cutoff(h, a, n_lag) for a in (30, 60)]}
+
+
+def assessment_of(a):
+    """The parts of the assessor's JSON the book shows."""
+    if not a:
+        return None
+    out = {"H_original": a.get("H_original"), "H_bitstring": a.get("H_bitstring"),
+           "assessed": a.get("assessed"), "samples": a.get("samples"),
+           "bits": a.get("bits_per_symbol") or a.get("bits"),
+           "literal": {}, "bitstring": {}}
+    for track in ("literal", "bitstring"):
+        for k in ESTIMATORS:
+            e = (a.get(track) or {}).get(k)
+            out[track][k] = e.get("min_entropy") if isinstance(e, dict) else None
+    rs = a.get("restart")
+    if rs:
+        san = rs.get("sanity") or {}
+        out["restart"] = {"h_i": rs.get("H_I"), "cutoff": san.get("cutoff"),
+                          "alpha": san.get("alpha"), "x_row": san.get("x_row"),
+                          "x_col": san.get("x_col"), "x_max": san.get("x_max"),
+                          "sanity": bool(san.get("pass")), "h_r": rs.get("H_r"),
+                          "h_c": rs.get("H_c"), "h_validated": rs.get("H_validated"),
+                          "pass": rs.get("verdict") == "pass", "reason": rs.get("reason")}
+    return out
+
+
+def rate(meta, h_i):
+    """Raw samples and assessed bits per second of CPU time (user sources)
+    or of the kernel's own collection time (the guest)."""
+    seq = meta.get("seq") or {}
+    secs = seq.get("cpu_s") or seq.get("kernel_s")
+    n = seq.get("samples")
+    if not secs or not n:
+        return None
+    per_s = n / secs
+    return {"samples": n, "seconds": secs,
+            "clock": "cpu" if seq.get("cpu_s") else "kernel wall",
+            "samples_per_s": per_s, "bits_per_s": per_s * h_i if h_i else None}
+
+
+def source_summary(name, meta, desc, assess, health, bits):
+    """bits: {"fold": assessment or None, "vn": assessment or None}."""
+    a = assessment_of(assess)
+    h_i = a["assessed"] if a else None
+    seq = meta.get("seq") or {}
+    per_block = seq["samples"] / seq["blocks"] if seq.get("blocks") else None
+    out = {"name": name, "design": meta["design"], "emulated": meta.get("emulated", False),
+           "where": meta.get("where"), "clock": meta.get("clock"), "collect": meta,
+           "describe": desc, "assessment": a, "h_i": h_i, "health": health,
+           "samples_per_block": per_block,
+           "fold": assessment_of(bits.get("fold")), "vn": assessment_of(bits.get("vn")),
+           "rate": rate(meta, h_i)}
+    if h_i:
+        out["cutoffs_at_h_i"] = cutoffs(h_i)
+        if meta["design"] == "ours" and out["fold"] and out["vn"]:
+            steps, summ = chain.ours(h_i, out["fold"]["assessed"], out["vn"]["assessed"],
+                                     per_block)
+        else:
+            steps, summ = chain.pristine(h_i, per_block)
+        out["chain"] = {"steps": steps, "summary": summ}
+        if out["rate"] and summ.get("samples_per_credited_bit"):
+            out["rate"]["credited_bits_per_s"] = (out["rate"]["samples_per_s"]
+                                                  / summ["samples_per_credited_bit"])
+    return out
+
+
+def checks(summary):
+    """make check's verdicts: the code's claims against ours-user's
+    evidence; the collection of every source; nothing on emulated data."""
+    out = []
+    code = summary["code"]
+    for name, s in summary["sources"].items():
+        cid = f"entropy.{name}"
+        if s.get("error"):
+            out.append(Check.failed(f"{cid}.collected", f"{name}: raw samples "
+                                    "collected and assessed", s["error"], origin="host"))
+            continue
+        out.append(Check.passed(f"{cid}.collected", f"{name}: raw samples collected "
+                                "and assessed", origin="host",
+                                counts={"samples": s["collect"]["seq"]["samples"],
+                                        "restarts": s["collect"]["restart"]["restarts"]},
+                                details={"h_i": s["h_i"], "emulated": s["emulated"]}))
+        if name != "ours-user":
+            continue
+        out += evidence_checks(cid, s, code)
+    return out
+
+
+def evidence_checks(cid, s, code):
+    out = []
+    h_i = s["h_i"]
+    title = f"ours-user: assessed H_I >= the {code['h_claim']:g} bit per raw sample the code assumes"
+    kw = dict(origin="host", details={"h_i": h_i, "h_claim": code["h_claim"]})
+    out.append(Check.passed(f"{cid}.h-i", title, **kw) if h_i >= code["h_claim"] else
+               Check.failed(f"{cid}.h-i", title, f"assessed H_I = {h_i:.4f} bits per "
+                            f"raw sample, below the {code['h_claim']:g} the health "
+                            "tests' cutoffs assume", **kw))
+    summ = s.get("chain", {}).get("summary", {})
+    title = (f"ours-user: {code['block_words']} words per block carry the "
+             f"{code['needed']} bits a full-entropy block needs (SP 800-90B 3.1.5)")
+    kw = dict(origin="host", details={"h_in_block": summ.get("h_in_block"),
+                                       "h_word": summ.get("h_word")})
+    ok = summ.get("full_entropy")
+    out.append(Check.passed(f"{cid}.credit", title, **kw) if ok else
+               Check.failed(f"{cid}.credit", title, "the evidence gives "
+                            f"{summ.get('h_in_block', float('nan')):.1f} bits per block "
+                            f"into SHA3-256, fewer than {code['needed']}", **kw))
+    rs = (s["assessment"] or {}).get("restart") or {}
+    title = "ours-user: the restart sanity check (SP 800-90B 3.1.4.3) passes"
+    kw = dict(origin="host", details=rs)
+    out.append(Check.passed(f"{cid}.restart", title, **kw) if rs.get("sanity") else
+               Check.failed(f"{cid}.restart", title, rs.get("reason") or
+                            "no restart result", **kw))
+    out.append(health_check(cid, s["health"]))
+    return out
+
+
+def health_check(cid, h):
+    """A health test that fires twice or more in 10^6 samples of good data
+    fires far above alpha = 2^-30 (expected: 10^6 x 2^-30 = 0.001 times)."""
+    title = ("ours-user: no health test fires on the 1,000,000-sample file more "
+             "often than alpha allows")
+    bad = [f"{k} fired at {h[k]['fires']} samples" for k in ("rct", "apt", "lag", "vn")
+           if h[k]["fires"] >= 2]
+    counts = {k: h[k]["fires"] for k in ("rct", "apt", "lag", "vn")}
+    return Check.judge(f"{cid}.health-fp", title, bad, origin="host", counts=counts)
+
+
+def column_mcv(matrix_bytes, rows=1000, cols=1000):
+    """The most common symbol's count in every row and every column."""
+    import numpy as np
+    m = np.frombuffer(matrix_bytes, dtype=np.uint8).reshape(rows, cols)
+
+    def mcv(lines):
+        return [int(np.bincount(x, minlength=256).max()) for x in lines]
+    return mcv(m), mcv(m.T)
+
+
+def log2_or_none(x):
+    return math.log2(x) if x and x > 0 else None
