@@ -9,9 +9,10 @@
  *
  * First conform.entropy_samples (default 1000000) consecutive samples, then
  * conform.entropy_restarts (1000) restarts of conform.entropy_len (1000)
- * samples each.  The samples go unchanged, as binary, to the third serial
- * port (the data channel: the host gives QEMU one for this mode); the
- * results channel gets one "entropy-part" line per part with its size,
+ * samples each.  The samples go unchanged, as binary, to the data channel:
+ * QEMU's debug console at I/O port 0xe9, which the host adds for this mode
+ * (a serial port is paced at its line rate, 11 KB/s: 16 MB would take half
+ * an hour); the results channel gets one "entropy-part" line per part with its size,
  * its FNV-1a hash, the kernel's account of it and the time it took, and
  * the check guest.entropy.raw.
  */
@@ -25,12 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
+#include <sys/io.h>
 #include <unistd.h>
 
 #define RAW_PATH	"/sys/kernel/debug/jitterentropy_testing/raw_noise"
 #define INFO_PATH	"/sys/kernel/debug/jitterentropy_testing/raw_noise_info"
-#define DATA_PORT	"/dev/ttyS2"
+#define DATA_PORT	0xe9	/* QEMU's isa-debugcon */
 
 struct part {
 	const char *name;
@@ -42,29 +43,14 @@ struct part {
 
 static int open_data_port(void)
 {
-	struct termios t;
-	int fd = open(DATA_PORT, O_WRONLY | O_NOCTTY);
-
-	if (fd >= 0 && tcgetattr(fd, &t) == 0) {
-		cfmakeraw(&t);
-		tcsetattr(fd, TCSANOW, &t);
-	}
-	return fd;
+	return ioperm(DATA_PORT, 1, 1);
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
+/* rep outsb: one instruction per chunk, which TCG and KVM both batch. */
+static int write_all(int port, const unsigned char *p, size_t n)
 {
-	ssize_t w;
-
-	while (n) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
+	(void)port;
+	outsb(DATA_PORT, p, n);
 	return 0;
 }
 
@@ -157,14 +143,13 @@ void run_entropy(void)
 	hypervisor_signature(sig);
 	report_line("{\"type\":\"entropy-env\",\"hypervisor\":\"%s\"}", sig);
 	if (port < 0) {
-		report_check("guest.entropy.raw", "fail", "no data channel " DATA_PORT,
-			     NULL);
+		report_check("guest.entropy.raw", "fail", "no access to the data channel "
+			     "(ioperm of port 0xe9 failed)", "\"errno\":%d", errno);
 		return;
 	}
 	why = send_part(port, &seq);
 	if (!why)
 		why = send_part(port, &rs);
-	close(port);
 	if (why)
 		report_check("guest.entropy.raw", "fail", why, NULL);
 	else

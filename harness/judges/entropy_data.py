@@ -120,14 +120,21 @@ def describe(d):
             "stuck": float(stuck_flags(v).mean())}
 
 
-def histogram(d, lo_q=.005, hi_q=.995):
-    """{"x": delta values, "y": relative frequencies} in the central 99 %."""
+def histogram(d, lo_q=.005, hi_q=.995, most=4000, bins=400):
+    """{"x", "y", "bin"} in the central 99 %: the relative frequency of
+    every delta value, or, when there are more than `most` of them (an
+    emulated timer's), of `bins` equal bins of width "bin" ticks."""
     import numpy as np
     v = numpy_of(d)
     lo, hi = np.quantile(v.astype(np.float64), [lo_q, hi_q])
     sel = v[(v >= lo) & (v <= hi)]
     vals, counts = np.unique(sel, return_counts=True)
-    return {"x": [int(x) for x in vals], "y": [float(c) / len(v) for c in counts]}
+    if len(vals) <= most:
+        return {"x": [int(x) for x in vals], "y": [float(c) / len(v) for c in counts],
+                "bin": 1}
+    counts, edges = np.histogram(sel.astype(np.float64), bins=bins)
+    return {"x": [float(x) for x in (edges[:-1] + edges[1:]) / 2],
+            "y": [float(c) / len(v) for c in counts], "bin": float(edges[1] - edges[0])}
 
 
 def autocorrelation(d, lags=32):

@@ -38,7 +38,8 @@ def deltas_figure(summary, arrays):
         panels.append({"title": f"{_label(name, s)}: {s['where']}", "kind": "line",
                        "accel": _accel(s), "log_y": True,
                        "xlabel": f"time delta ({s.get('clock') or 'ticks'}), central 99 %",
-                       "ylabel": "relative frequency",
+                       "ylabel": "relative frequency" + (
+                           "" if h["bin"] == 1 else f" per {h['bin']:,.0f} ticks"),
                        "series": [{"label": name, "x": h["x"], "y": h["y"],
                                    "color": COLORS.get(name)}]})
     return {"id": "entropy-deltas", "title": "Raw samples: the distribution of the deltas",
