@@ -91,25 +91,40 @@ def rate(meta, h_i):
             "samples_per_s": per_s, "bits_per_s": per_s * h_i if h_i else None}
 
 
+def validated(a):
+    """The noise source's min-entropy per raw sample by SP 800-90B 3.1.4.2:
+    min(H_r, H_c, H_I) when the restart tests passed, else H_I (and the
+    restart check fails); with the rule that gave it."""
+    rs = a.get("restart") or {}
+    if rs.get("pass") and rs.get("h_validated") is not None:
+        return rs["h_validated"], "min(H_r, H_c, H_I), SP 800-90B 3.1.4.2"
+    return a["assessed"], "H_I (the restart tests did not pass)"
+
+
 def source_summary(name, meta, desc, assess, health, bits):
-    """bits: {"fold": assessment or None, "vn": assessment or None}."""
+    """bits: {"fold": assessment or None, "vn": assessment or None}.
+    h_i is the initial estimate from the sequential data (3.1.3), h the
+    validated one (3.1.4.2) that the chain, the cutoffs and the checks use;
+    the rate is H_I times the raw samples per second (as make bench's)."""
     a = assessment_of(assess)
     h_i = a["assessed"] if a else None
+    h, h_from = validated(a) if a else (None, None)
     seq = meta.get("seq") or {}
     per_block = seq["samples"] / seq["blocks"] if seq.get("blocks") else None
     out = {"name": name, "design": meta["design"], "emulated": meta.get("emulated", False),
            "where": meta.get("where"), "clock": meta.get("clock"), "collect": meta,
-           "describe": desc, "assessment": a, "h_i": h_i, "health": health,
+           "describe": desc, "assessment": a, "h_i": h_i, "h": h, "h_from": h_from,
+           "health": health,
            "samples_per_block": per_block,
            "fold": assessment_of(bits.get("fold")), "vn": assessment_of(bits.get("vn")),
            "rate": rate(meta, h_i)}
-    if h_i:
-        out["cutoffs_at_h_i"] = cutoffs(h_i)
+    if h:
+        out["cutoffs_at_h"] = cutoffs(h)
         if meta["design"] == "ours" and out["fold"] and out["vn"]:
-            steps, summ = chain.ours(h_i, out["fold"]["assessed"], out["vn"]["assessed"],
+            steps, summ = chain.ours(h, out["fold"]["assessed"], out["vn"]["assessed"],
                                      per_block)
         else:
-            steps, summ = chain.pristine(h_i, per_block)
+            steps, summ = chain.pristine(h, per_block)
         out["chain"] = {"steps": steps, "summary": summ}
         if out["rate"] and summ.get("samples_per_credited_bit"):
             out["rate"]["credited_bits_per_s"] = (out["rate"]["samples_per_s"]
@@ -141,13 +156,15 @@ def checks(summary):
 
 def evidence_checks(cid, s, code):
     out = []
-    h_i = s["h_i"]
-    title = f"ours-user: assessed H_I >= the {code['h_claim']:g} bit per raw sample the code assumes"
-    kw = dict(origin="host", details={"h_i": h_i, "h_claim": code["h_claim"]})
-    out.append(Check.passed(f"{cid}.h-i", title, **kw) if h_i >= code["h_claim"] else
-               Check.failed(f"{cid}.h-i", title, f"assessed H_I = {h_i:.4f} bits per "
-                            f"raw sample, below the {code['h_claim']:g} the health "
-                            "tests' cutoffs assume", **kw))
+    h = s["h"]
+    title = (f"ours-user: assessed min-entropy per raw sample >= the {code['h_claim']:g} "
+             "bit the code assumes")
+    kw = dict(origin="host", details={"h": h, "h_from": s.get("h_from"), "h_i": s["h_i"],
+                                      "h_claim": code["h_claim"]})
+    out.append(Check.passed(f"{cid}.h-i", title, **kw) if h >= code["h_claim"] else
+               Check.failed(f"{cid}.h-i", title, f"assessed H = {h:.4f} bits per raw "
+                            f"sample ({s.get('h_from')}), below the {code['h_claim']:g} "
+                            "the health tests' cutoffs assume", **kw))
     summ = s.get("chain", {}).get("summary", {})
     title = (f"ours-user: {code['block_words']} words per block carry the "
              f"{code['needed']} bits a full-entropy block needs (SP 800-90B 3.1.5)")
@@ -159,9 +176,11 @@ def evidence_checks(cid, s, code):
                             f"{summ.get('h_in_block', float('nan')):.1f} bits per block "
                             f"into SHA3-256, fewer than {code['needed']}", **kw))
     rs = (s["assessment"] or {}).get("restart") or {}
-    title = "ours-user: the restart sanity check (SP 800-90B 3.1.4.3) passes"
+    title = ("ours-user: the restart tests pass: the sanity check (SP 800-90B "
+             "3.1.4.3) and the validation (3.1.4.2)")
     kw = dict(origin="host", details=rs)
-    out.append(Check.passed(f"{cid}.restart", title, **kw) if rs.get("sanity") else
+    out.append(Check.passed(f"{cid}.restart", title, **kw)
+               if rs.get("sanity") and rs.get("pass") else
                Check.failed(f"{cid}.restart", title, rs.get("reason") or
                             "no restart result", **kw))
     out.append(health_check(cid, s["health"]))

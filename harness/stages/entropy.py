@@ -325,7 +325,7 @@ def report(summary, checks):
             continue
         rs = (s["assessment"] or {}).get("restart") or {}
         print(f"entropy: {name}{' (emulated)' if s['emulated'] else ''}: H_I = "
-              f"{s['h_i']:.4f} bits per raw sample; restart sanity "
+              f"{s['h_i']:.4f}, H = {s['h']:.4f} bits per raw sample; restart sanity "
               f"{'passed' if rs.get('sanity') else 'FAILED'}, validation "
               f"{'passed' if rs.get('pass') else 'FAILED'}")
     for c in checks:

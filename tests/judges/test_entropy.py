@@ -187,13 +187,14 @@ class ChainTest(unittest.TestCase):
         self.assertEqual(rows[128]["reseed_bits"], 64)
 
 
-def summary_of(h_i=5.0, h_vn=0.85, sanity=True, fires=0):
+def summary_of(h_i=5.0, h_vn=0.85, sanity=True, fires=0, validation=True):
     steps, s = chain.ours(h_i, 0.3, h_vn, 2200)
     health = {k: {"fires": 0} for k in ("rct", "apt", "lag", "vn")}
     health["lag"]["fires"] = fires
-    src = {"name": "ours-user", "h_i": h_i, "emulated": False, "health": health,
+    src = {"name": "ours-user", "h_i": h_i, "h": h_i, "emulated": False, "health": health,
            "collect": {"seq": {"samples": 10 ** 6}, "restart": {"restarts": 1000}},
-           "assessment": {"restart": {"sanity": sanity, "reason": "x"}},
+           "assessment": {"restart": {"sanity": sanity, "pass": sanity and validation,
+                                      "reason": "x"}},
            "chain": {"steps": steps, "summary": s}}
     return {"code": er.code_claims(), "sources": {"ours-user": src,
                                                   "ours-kernel": {"error": "no kernel"}}}
@@ -217,6 +218,8 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(self.verdicts(h_i=0.9)["entropy.ours-user.h-i"], "fail")
         self.assertEqual(self.verdicts(h_vn=0.7)["entropy.ours-user.credit"], "fail")
         self.assertEqual(self.verdicts(sanity=False)["entropy.ours-user.restart"], "fail")
+        self.assertEqual(self.verdicts(validation=False)["entropy.ours-user.restart"],
+                         "fail")
         self.assertEqual(self.verdicts(fires=2)["entropy.ours-user.health-fp"], "fail")
         self.assertEqual(self.verdicts(fires=1)["entropy.ours-user.health-fp"], "pass")
 

@@ -116,13 +116,17 @@ class RunTest(unittest.TestCase):
             entropy.run(args)
 
 
-def fake_assessment(h, sanity=True):
-    """The parts of the assessor's JSON that make entropy reads."""
+def fake_assessment(h, sanity=True, h_r=None):
+    """The parts of the assessor's JSON that make entropy reads; h_r: the
+    row assessment of the restart matrix (h when not given)."""
+    h_r = h if h_r is None else h_r
+    valid = sanity and h_r >= h / 2
     return {"assessed": h, "H_original": h, "H_bitstring": h, "samples": 1000000,
             "bits_per_symbol": 8, "literal": {}, "bitstring": {},
             "restart": {"H_I": h, "sanity": {"pass": sanity, "cutoff": 48, "x_max": 40},
-                        "H_r": h if sanity else None, "H_c": h if sanity else None,
-                        "verdict": "pass" if sanity else "fail",
+                        "H_r": h_r if sanity else None, "H_c": h if sanity else None,
+                        "H_validated": min(h, h_r) if valid else None,
+                        "verdict": "pass" if valid else "fail",
                         "reason": "sanity check (3.1.4.3) passed" if sanity else
                         "sanity check (3.1.4.3) failed: a value occurs 60 times"}}
 
@@ -144,13 +148,13 @@ class VerdictTest(unittest.TestCase):
                                           "cpu_s": 0.1, "intermittent": 0},
                 "restart": {"restarts": self.R, "len": self.L, "intermittent": 0}}
 
-    def verdict(self, h_i, sanity=True, h_vn=0.9, json_out=None):
+    def verdict(self, h_i, sanity=True, h_vn=0.9, json_out=None, h_r=None):
         tmp = tempfile.mkdtemp(prefix="entropy-verdict-")
         self.addCleanup(shutil.rmtree, tmp)
         args = argparse.Namespace(sources="ours-user", samples=self.N, restarts=self.R,
                                   len=self.L, accel="tcg", reuse=False,
                                   json=json_out or os.path.join(tmp, "checks.json"))
-        results = {("ours-user", "raw"): fake_assessment(h_i, sanity),
+        results = {("ours-user", "raw"): fake_assessment(h_i, sanity, h_r),
                    ("ours-user", "fold"): fake_assessment(0.3),
                    ("ours-user", "vn"): fake_assessment(h_vn)}
         with mock.patch.object(entropy, "OUT", tmp), \
@@ -174,6 +178,19 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(v["entropy.ours-user.h-i"], "fail")
         self.assertEqual(v["entropy.ours-user.restart"], "pass")
+
+    def test_validated_h_below_the_claim_exits_1(self):
+        """H_I is well above the claim, but the restart rows show less:
+        SP 800-90B 3.1.4.2 credits min(H_r, H_c, H_I), and that decides."""
+        rc, v = self.verdict(1.9, h_r=0.96)
+        self.assertEqual(rc, 1)
+        self.assertEqual(v["entropy.ours-user.h-i"], "fail")
+        self.assertEqual(v["entropy.ours-user.restart"], "pass")
+
+    def test_failed_restart_validation_exits_1(self):
+        rc, v = self.verdict(5.0, h_r=2.4)
+        self.assertEqual(rc, 1)
+        self.assertEqual(v["entropy.ours-user.restart"], "fail")
 
     def test_failed_restart_sanity_check_exits_1(self):
         rc, v = self.verdict(5.0, sanity=False)

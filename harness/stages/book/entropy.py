@@ -118,10 +118,10 @@ def restart_md(data):
         rows.append([label(n, s), f(r.get("h_i")), f(r.get("cutoff")), f(r.get("x_row")),
                      f(r.get("x_col")), f(a.get("col_mcv_first", [None])[0]),
                      f(r.get("sanity")), f(r.get("h_r")), f(r.get("h_c")),
-                     f(r.get("pass"))])
+                     f(r.get("pass")), f(s.get("h"))])
     return table(["source", "$H_I$ claimed", "cutoff $U$", "largest row count",
                   "largest column count", "column 0 count", "sanity (3.1.4.3)",
-                  "$H_r$", "$H_c$", "validation (3.1.4.2)"], rows)
+                  "$H_r$", "$H_c$", "validation (3.1.4.2)", "$H$ credited"], rows)
 
 
 def chain_md(n, s, esc):
@@ -153,9 +153,9 @@ def cutoffs_md(data):
             [f"{a} / {b}" for a, b in (code["rct"], code["apt"], code["lag_run"],
                                        code["lag_count"])]]
     for n, s in ok_sources(data):
-        c = s.get("cutoffs_at_h_i")
+        c = s.get("cutoffs_at_h")
         if c:
-            rows.append([f"$H_I$ of {label(n, s)}", f(c["h"], 3)] +
+            rows.append([f"$H$ of {label(n, s)}", f(c["h"], 3)] +
                         [f"{c[k][0]} / {c[k][1]}" for k in ("rct", "apt", "lag_run",
                                                            "lag_count")])
     return table(["$H$ from", "$H$ (bits)", "RCT", "APT", "lag run", "lag count"], rows)
