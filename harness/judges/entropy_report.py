@@ -65,6 +65,7 @@ def assessment_of(a):
         for k in ESTIMATORS:
             e = (a.get(track) or {}).get(k)
             out[track][k] = e.get("min_entropy") if isinstance(e, dict) else None
+    out["decided_by"] = decided_by(a.get("literal") or {})
     rs = a.get("restart")
     if rs:
         san = rs.get("sanity") or {}
@@ -75,6 +76,21 @@ def assessment_of(a):
                           "h_c": rs.get("H_c"), "h_validated": rs.get("H_validated"),
                           "pass": rs.get("verdict") == "pass", "reason": rs.get("reason")}
     return out
+
+
+def decided_by(lit):
+    """The literal estimator with the lowest estimate; for a predictor
+    (6.3.7 to 6.3.10), whether its local bound decided it: the longest run
+    of right predictions (r - 1) made P_local exceed P_global'."""
+    ests = {k: e for k, e in lit.items() if isinstance(e, dict)
+            and e.get("min_entropy") is not None}
+    if not ests:
+        return None
+    k = min(ests, key=lambda x: ests[x]["min_entropy"])
+    e = ests[k]
+    local = (e.get("p_local") or 0) > (e.get("p_global_prime") or 0)
+    return {"estimator": k, "local": local,
+            "longest_run": e["r"] - 1 if local and e.get("r") else None}
 
 
 def rate(meta, h_i):

@@ -214,6 +214,21 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(v["entropy.ours-user.health-fp"], "pass")
         self.assertEqual(v["entropy.ours-kernel.collected"], "fail")
 
+    def test_decided_by_names_the_lowest_estimator_and_its_bound(self):
+        """The local bound decides when P_local > P_global'; r is the
+        longest run of right predictions plus one (SP 800-90B 6.3.7)."""
+        lit = {"mcv": {"min_entropy": 5.6},
+               "lz78y": {"min_entropy": 5.306, "p_local": .0253, "p_global_prime": .0212,
+                         "r": 5},
+               "multi_mmc": {"min_entropy": 5.307, "p_local": None,
+                             "p_global_prime": .0253, "r": 5}, "collision": None}
+        self.assertEqual(er.decided_by(lit),
+                         {"estimator": "lz78y", "local": True, "longest_run": 4})
+        lit["lz78y"]["p_local"] = None
+        self.assertEqual(er.decided_by(lit),
+                         {"estimator": "lz78y", "local": False, "longest_run": None})
+        self.assertIsNone(er.decided_by({}))
+
     def test_each_shortfall_fails_its_check(self):
         self.assertEqual(self.verdicts(h_i=0.9)["entropy.ours-user.h-i"], "fail")
         self.assertEqual(self.verdicts(h_vn=0.7)["entropy.ours-user.credit"], "fail")

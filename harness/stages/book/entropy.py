@@ -94,7 +94,20 @@ def estimators_md(data):
                       ("assessed", "**assessed $H_I$**")):
         rows.append([name] + [f(s["assessment"].get(key)) if t == "literal" else ""
                               for _, s in srcs for t in ("literal", "bitstring")])
+    rows.append(["decided by"] + [decided(s["assessment"].get("decided_by"))
+                                  if t == "literal" else "" for _, s in srcs
+                                  for t in ("literal", "bitstring")])
     return table(head, rows)
+
+
+def decided(d):
+    """Which estimator gave H_original, and whether its local bound did."""
+    if not d:
+        return "--"
+    name = NAMES.get(d["estimator"], d["estimator"])
+    if d.get("local"):
+        return f"{name}: longest run of right guesses, {d['longest_run']}"
+    return name
 
 
 def bits_md(data):
