@@ -19,7 +19,10 @@ each is a `python3 -m harness` verb in a process of its own):
      (make teeth, four more builds and boots of the test kernel, is a
      target of its own: about 10 minutes, which would triple a warm
      make check)
-  7. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
+  7. make entropy: raw noise of three sources, assessed     entropy.*
+     (after the kernels: its guest needs the test kernel, and nothing
+     else may load the CPU while it times the noise)
+  8. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
                                            everything in report.json
 
 The host results are merged into build/conformance/report.json, and the
@@ -217,6 +220,8 @@ def check(args):
         host_steps(r)
         rep = kernel_steps(r)
         acvp_step(r)
+        json_step(r, "entropy evidence: raw noise of three sources, SP 800-90B assessed",
+                  "entropy", ["entropy"], "entropy.run")
         book_step(r, rep)
     total = merge(r, rep)
     print(f"\ncheck: {round(time.time() - r.t0)} s "

@@ -37,6 +37,7 @@ TEST_OPTIONS = [
     "CONFIG_CRYPTO_DRBG_KUNIT_TEST",
     "CONFIG_CRYPTO_DRBG_CAVP_DEBUGFS",
     "CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS",
+    "CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE",
     "CONFIG_CRYPTO_JITTERENTROPY_KUNIT_TEST",
     "CONFIG_CRYPTO_USER_API_RNG_CAVP",
 ]
@@ -143,7 +144,8 @@ def compile_objects(src, build, objs, arch, label, how):
 
 SERIES_OBJECTS = ["drivers/char/random.o", "drivers/char/random_blocking_kunit.o",
                   "crypto/drbg.o", "crypto/jitterentropy.o",
-                  "crypto/jitterentropy-kcapi.o", "crypto/jitterentropy_kunit.o"]
+                  "crypto/jitterentropy-kcapi.o", "crypto/jitterentropy-testing.o",
+                  "crypto/jitterentropy_kunit.o"]
 
 
 def build_i386():

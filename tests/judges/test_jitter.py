@@ -319,8 +319,9 @@ class VonNeumannTest(unittest.TestCase):
 
     def test_one_word_needs_at_least_128_measurements(self):
         _, ec = compare_read(self, *jittery(13), [1])
-        # one block: a priming measurement, then 5 words of 64 pairs or more
-        self.assertGreaterEqual(len(ec.trace), 1 + 5 * 128)
+        # one block: a priming measurement, then 7 words of 64 pairs or more
+        self.assertEqual(model.BLOCK_WORDS, 7)
+        self.assertGreaterEqual(len(ec.trace), 1 + 7 * 128)
 
     def test_stuck_samples_are_discarded(self):
         """Replacing every stuck measurement's bit by its opposite does not
@@ -349,7 +350,7 @@ class VonNeumannTest(unittest.TestCase):
 
 
 class ConditioningTest(unittest.TestCase):
-    """Blocks are SHA3-256(previous block || five pool words)."""
+    """Blocks are SHA3-256(previous block || seven pool words)."""
 
     def test_block_is_sha3_of_chain_and_words(self):
         t0, segs = jittery(15)
@@ -367,11 +368,20 @@ class ConditioningTest(unittest.TestCase):
         msg = bytes(32) + b"".join(w.to_bytes(8, "little") for w in words)
         self.assertEqual(hashlib.sha3_256(msg).digest(), b1)
         ec.read(32)
-        msg = b1 + b"".join(w.to_bytes(8, "little") for w in words[5:])
+        self.assertEqual(len(words), 2 * model.BLOCK_WORDS)
+        msg = b1 + b"".join(w.to_bytes(8, "little") for w in words[model.BLOCK_WORDS:])
         self.assertEqual(hashlib.sha3_256(msg).digest(), b2)
 
-    def test_credited_input_is_output_plus_64(self):
-        self.assertEqual(model.BLOCK_WORDS * 64, model.BLOCK_BYTES * 8 + 64)
+    def test_words_carry_output_plus_64(self):
+        """SP 800-90B 3.1.5.2 credits a non-vetted 64-bit word with at most
+        0.999 x 64 bits and h' x 64: five words could never carry the
+        n_out + 64 = 320 bits a full-entropy block needs; seven do for any
+        h' >= 5/7, six would need h' >= 5/6."""
+        need = model.BLOCK_BYTES * 8 + 64
+        self.assertLess(5 * 0.999 * 64, need)
+        self.assertEqual(model.BLOCK_WORDS, 7)
+        self.assertGreaterEqual(model.BLOCK_WORDS * 64 * min(0.999, 5 / 7), need - 1e-9)
+        self.assertLess(6 * 64 * (5 / 6 - 1e-6), need)
 
     def test_hash_failure_is_reported(self):
         t0, segs = jittery(16)

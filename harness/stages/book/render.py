@@ -22,13 +22,15 @@ import re
 from ...base import conf as confmod
 from ...base import nwbook
 from ...base.nwbook import Chunk
-from . import (acvp, assessor, colophon, figures, hardening, indexes, matrix, performance,
+from . import (acvp, assessor, colophon, entropy, figures, hardening, indexes, matrix,
+               performance,
                worked_example)
 from . import trace as booktrace
 from .md import (END_SMALL, LANG_CLASS, PLACEHOLDER, SMALL, code, esc, ident_anchor,
                  name_md, out_anchor, status_md)
 
-PARTS = (worked_example, assessor, acvp, figures, hardening, performance)
+# entropy and performance draw after figures, which clears the figures first.
+PARTS = (worked_example, assessor, acvp, figures, entropy, hardening, performance)
 
 
 class Renderer:
