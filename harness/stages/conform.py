@@ -19,7 +19,7 @@ from ..base import conf as confmod
 from ..base import config, files, guest, initramfs, kcache, proc, qemu, records
 from ..base import reqs as reqsmod
 from ..base.checks import Check, validate
-from ..base.report import write_all
+from ..base.report import new_id, write_all
 from ..judges import boot as boot_judge
 from ..judges import (cavs_judge, cavs_pack, figures, hardening, kernel_log, kmemleak,
                       kunit, seed_trace, seeds)
@@ -27,7 +27,6 @@ from .plan import BASE_APPEND, BOOTS
 
 PACKAGES = ["linux-source-6.1", "linux-config-6.1", "qemu-system-x86", "noweb",
             "pandoc", "gcc-12", "git"]
-PREFIXES = ("debug.", "fips.", "nojent.")
 
 
 def say(msg):
@@ -252,8 +251,7 @@ def figure_checks(boots, args, started, release):
 def tag_requirements(checks, conf):
     req_map = reqsmod.by_test(reqsmod.read(conf.sources))
     for c in checks:
-        base = c.id.split(".", 1)[1] if c.id.startswith(PREFIXES) else c.id
-        c.requirements = reqsmod.for_check(req_map, base)
+        c.requirements = reqsmod.for_check(req_map, reqsmod.split_prefix(c.id)[1])
     for p in validate(checks):
         checks.append(Check.failed(f"harness.report.{len(checks)}", "a check record "
                                    "of this run is well formed",
@@ -294,7 +292,7 @@ def conform(args):
     h = hardening.summary(checks)
     checks.append(hardening.check(h, "debug" in variants))
     tag_requirements(checks, conf)
-    rep = {"schema": 1, "started": started, "duration_s": round(time.time() - t0, 1),
+    rep = {"schema": 1, "id": new_id(started), "started": started, "duration_s": round(time.time() - t0, 1),
            "host": {"nproc": os.cpu_count(), "machine": platform.machine(),
                     "cpu_model": proc.cpu_model(), "python": platform.python_version()},
            "packages": {p: proc.dpkg_version(p) for p in PACKAGES},
