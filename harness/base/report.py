@@ -34,7 +34,8 @@ def _cell(text):
 
 def write_markdown(report, path):
     s = report["summary"]
-    out = [f"# Conformance report ({report['started']})", "",
+    rid = f"{report['id']} " if report.get("id") else ""
+    out = [f"# Conformance report {rid}({report['started']})", "",
            f"**{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped** "
            f"of {s['total']} checks.", ""]
     k = report.get("kernel", {})
