@@ -30,7 +30,7 @@ build/book/book-checks.json.
   book.pdf.overfull no overfull box wider than 5 pt (the LaTeX log)
   book.pdf.margins  no word of the PDF outside the text block (pdftotext
                     -bbox): tables, code and text stay on the page
-  book.pdf.chunk-breaks  no code chunk starts within 4 lines of a page's
+  book.pdf.chunk-breaks  no code chunk starts within 8 lines of a page's
                     foot and breaks there (latex/book.pos)
   book.pdf.glyphs   no glyph missing from the fonts, every font embedded
 

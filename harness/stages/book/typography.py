@@ -20,7 +20,7 @@ from ...base.checks import Check
 
 OVERFULL_PT = 5.0          # an overfull box wider than this fails
 MARGIN_BP = 5.0            # text this far outside the text block fails
-FOOT_LINES = 4             # a chunk starting within this many lines of the foot
+FOOT_LINES = 8             # a chunk that breaks needs this many lines on its first page
 SP_PER_BP = 65536 * 72.27 / 72
 
 OVERFULL = re.compile(r"^Overfull \\hbox \(([0-9.]+)pt too wide\) "
