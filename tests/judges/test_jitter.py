@@ -402,6 +402,13 @@ class ConditioningTest(unittest.TestCase):
             self.assertEqual(ec.read(32)[0], 0)
             self.assertGreaterEqual(sum(kept), 8 * model.BLOCK_BYTES + 64, f"timer {seed}")
 
+    def test_hash_failure_is_reported(self):
+        t0, segs = jittery(16)
+        out = drive(self, timer_lines(t0, segs) + ["new 1 0", "hashfail 1", "read 16"])
+        ret, data = out[1].split()[1:3]
+        self.assertEqual(int(ret), -1)
+        self.assertEqual(data, "00" * 16)
+
 
 def output_entropy(n_in, n_out, nw, h_in):
     """SP 800-90B 3.1.5.1.2, in 200-digit decimals."""
@@ -414,13 +421,6 @@ def output_entropy(n_in, n_out, nw, h_in):
     u = two ** (n_in - n) + (2 * n * two ** (n_in - n) * two.ln()).sqrt()
     omega = u * p_low
     return -max(psi, omega).ln() / two.ln()
-
-    def test_hash_failure_is_reported(self):
-        t0, segs = jittery(16)
-        out = drive(self, timer_lines(t0, segs) + ["new 1 0", "hashfail 1", "read 16"])
-        ret, data = out[1].split()[1:3]
-        self.assertEqual(int(ret), -1)
-        self.assertEqual(data, "00" * 16)
 
 
 class ReadTest(unittest.TestCase):
