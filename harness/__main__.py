@@ -7,6 +7,7 @@ message) is printed as it is, and any QEMU the verb started is stopped.
 """
 
 import argparse
+import os
 import sys
 
 from .base import qemu
@@ -30,10 +31,27 @@ def parser():
     return ap
 
 
+PROGRAM_DIRS = ("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/lib/noweb")
+
+
+def missing_program(e):
+    """Is this FileNotFoundError a program that is not installed?"""
+    name = str(e.filename or "")
+    return bool(name) and ("/" not in name or os.path.dirname(name) in PROGRAM_DIRS)
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
         return args.func(args) or 0
+    except FileNotFoundError as e:
+        # A program the verb runs is not installed (subprocess names it):
+        # one line, not a traceback.  A missing data file is the verb's to
+        # report, in its own words.
+        if not missing_program(e):
+            raise
+        raise SystemExit(f"harness {args.verb}: {e.filename} is not installed: "
+                         "run 'make deps' (and 'make deps-book' for the book)")
     finally:
         qemu.stop_all()
 
