@@ -33,6 +33,8 @@ build/book/book-checks.json.
   book.pdf.chunk-breaks  no code chunk starts within 8 lines of a page's
                     foot and breaks there (latex/book.pos)
   book.pdf.glyphs   no glyph missing from the fonts, every font embedded
+  book.pdf.double-bars  no \\|\\| in the LaTeX's math (a doubled double
+                    bar where "||" was meant)
 
 Exit status 1 when any check fails.
 """

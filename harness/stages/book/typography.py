@@ -3,8 +3,10 @@
 a limit (the LaTeX log), anything printed outside the text block (the PDF's
 word boxes, pdftotext -bbox: a table wider than the page shows here), code
 chunks that start in the last lines of a page and break there (the
-positions latex/book.pos recorded at shipout, book/header.tex), and glyphs
-the fonts lack (the log's "Missing character", fonts not embedded).
+positions latex/book.pos recorded at shipout, book/header.tex), glyphs
+the fonts lack (the log's "Missing character", fonts not embedded), and
+"\\|\\|" in math (latex/book.tex), a doubled double bar where a table
+meant the concatenation "||" (written \\|\\| outside math).
 
 Each function returns (counts, problems); problems are one line each,
 with the page or the line of latex/book.tex and the text concerned.
@@ -132,6 +134,19 @@ def margins(pdf, pos_text, tol=MARGIN_BP):
             "text_block_bp": [round(left, 1), round(right, 1)]}, problems
 
 
+DOUBLE_BAR = re.compile(r"\\\|(?:\s|\\[,;:! ])*\\\|")
+
+
+def double_bars(tex):
+    """Math that prints a doubled double bar (two \\| in a row)."""
+    tex_lines = tex.split("\n")
+    heads = headings(tex_lines)
+    hits = [i + 1 for i, ln in enumerate(tex_lines) if DOUBLE_BAR.search(ln)]
+    return {"double_bars": len(hits)}, [
+        f"a doubled double bar (\\|\\| in math) at {where(n, heads, tex_lines)}"
+        for n in hits]
+
+
 MISSING = re.compile(r"^Missing character: There is no (.+?) in font (.+?)!", re.M)
 
 
@@ -191,7 +206,7 @@ def one(cid, title, result, missing=None):
 
 
 def checks(outdir):
-    """The four typography checks of the PDF in outdir."""
+    """The five typography checks of the PDF in outdir."""
     latex = os.path.join(outdir, "latex")
     log, tex = read(os.path.join(latex, "book.log")), read(os.path.join(latex, "book.tex"))
     pos, pdf = read(os.path.join(latex, "book.pos")), os.path.join(outdir, "book.pdf")
@@ -212,4 +227,6 @@ def checks(outdir):
             "a page's foot and breaks there", chunk_breaks(pos) if not missing else
             empty, missing),
         one("book.pdf.glyphs", "every character has a glyph in the PDF's fonts, and every "
-            "font is embedded", glyphs(log, pdf) if not missing else empty, missing)]
+            "font is embedded", glyphs(log, pdf) if not missing else empty, missing),
+        one("book.pdf.double-bars", "no doubled double bar: \"||\" is text, not \\|\\| "
+            "in math", double_bars(tex) if not missing else empty, missing)]

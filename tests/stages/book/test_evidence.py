@@ -173,6 +173,18 @@ class TypographyTest(unittest.TestCase):
         self.assertIn("chunk 1 starts 2.0 lines above the foot of page 3", problems[0])
         self.assertEqual(counts["near_foot"], 2)
 
+    def test_double_bars(self):
+        # pandoc's LaTeX of the seed-paths row before the fix, of the row
+        # after it, and of a single bar (concatenation) in math
+        tex = ("\\section{Seeds}\n"
+               "grb \\(\\|\\|\\) \\emph{x} & grb \\textbar\\textbar{} \\emph{x} \\\\\n"
+               "formally, \\(H(A \\,\\|\\, B)\\)\n"
+               "\\(x \\| \\, \\|\\)\n")
+        counts, problems = typography.double_bars(tex)
+        self.assertEqual(counts["double_bars"], 2, problems)
+        self.assertIn('at book.tex line 2 (in "Seeds")', problems[0])
+        self.assertIn("book.tex line 4", problems[1])
+
     @unittest.skipUnless(shutil.which("pdflatex") and shutil.which("pdftotext"),
                          "pdflatex or poppler-utils missing (make deps-book)")
     def test_margins_and_glyphs_of_a_pdf(self):
