@@ -122,8 +122,8 @@ def colophon(rd):
            "every requirement has a chunk, a check and a precise clause, that "
            "in a book built by `make check` every check the matrix traces ran, "
            "and that the PDF has no line more than 5 pt too wide, nothing in "
-           "the margin, no code chunk begun at a page's foot and no missing "
-           "glyph.", ""]
+           "the margin, no code chunk begun at a page's foot, no missing "
+           "glyph and no doubled double bar where a table meant ||.", ""]
     if not os.path.exists(os.path.join(rd.top, "tangled/patches/series")):
         out += ["`tangled/` holds no series yet.", ""]
     return out

@@ -105,7 +105,10 @@ def inputs_md(ex, esc, code):
            f"{esc(p.get('NonceLen', '?'))} bits, output "
            f"{esc(p.get('ReturnedBitsLen', '?'))} bits).", ""]
     rows = [[esc(k), code(hexgroups(v))] for k, v in ex["inputs"]]
-    rows += [[f"{esc(k)} (call {i + 1})", code(hexgroups(v))]
+    # each generate call takes one value of each kind (AdditionalInput,
+    # and EntropyInputPR with prediction resistance): number them by call
+    keys = [k for k, _ in ex["adds"]]
+    rows += [[f"{esc(k)} (call {keys[:i].count(k) + 1})", code(hexgroups(v))]
              for i, (k, v) in enumerate(ex["adds"])]
     return out + table(["input", "value (hex)"], [3, 8], rows)
 
@@ -113,7 +116,8 @@ def inputs_md(ex, esc, code):
 def steps_md(ex, esc, code, tally):
     got, out = ex.get("recomputed"), []
     for step in ex["order"]:
-        out += [f"**{esc(step.capitalize())}.** {esc(step_text(ex, step))}", ""]
+        text = esc(step_text(ex, step)).replace(esc("2^seedlen"), "2^seedlen^")
+        out += [f"**{esc(step.capitalize())}.** {text}", ""]
         rows = []
         for name, val in ex["steps"][step].items():
             v = verdict((got or {}).get(step, {}).get(name), val, got, code)

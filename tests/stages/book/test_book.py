@@ -268,6 +268,11 @@ class HookTest(unittest.TestCase):
             self.assertEqual(len(re.findall(r"recomputed (\d+) of \1 values identically",
                                             md)), 4)
             self.assertIn("No traced seeding", md)
+            # each generate call has its number: the PR record's two calls
+            # take an AdditionalInput and an EntropyInputPR each
+            self.assertIn("| EntropyInputPR (call 2) |", md)
+            self.assertNotIn("(call 3)", md)
+            self.assertIn(" 2^seedlen^", md)
             with open(data_path) as f:
                 data = json.load(f)
             self.assertEqual([(r["mech"], r["pr"]) for r in data["records"]],
