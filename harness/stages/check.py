@@ -9,6 +9,7 @@ each is a `python3 -m harness` verb in a process of its own):
   3. checkpatch --strict on each patch     host.checkpatch.<patch>
   4. Debian's config: test options off     host.prodconfig.test-options-off
   5. the SP 800-90B assessor on NIST's eight reference files  entropy.kat.*
+     and on four sources of known min-entropy  entropy.synthetic.*
      the host unit tests (tests/)          host.unit.*
   6. the test and the debug kernel, then conform on both
   7. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
