@@ -22,14 +22,15 @@ export VECTORS
 
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
-	kernel-debug conform-debug teeth bisect modules-check i386check examples \
-	assess entropy-kat
+	kernel-debug conform-debug teeth mutants-harness bisect modules-check i386check \
+	examples assess entropy-kat acvp-registration acvp
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
 	@echo "make check       lint, drift check, checkpatch, host tests, conform; ends with 'N passed, N failed'"
 	@echo "make tangle      write tangled/ from the book"
 	@echo "make kernel      apply tangled/patches to the cached tree and build the test kernel"
+	@echo "make acvp        answer the ACVP vector sets under ACVP=DIR (default vectors/acvp)"
 	@echo "make book        render the book (HTML and PDF) into build/book"
 	@echo "make book-check  render the book and check it (links, chunks, browser, gaps)"
 	@echo "make deps        install missing Debian packages (as root)"
@@ -94,9 +95,25 @@ i386check: kernel
 bisect: tangle
 	@$(H) bisect
 
-# Deliberately broken builds of the series: each must fail some check.
+# Deliberately broken builds of the series: each must fail its oracle (not
+# part of make check: four more builds and boots, about 10 minutes).
 teeth: kernel
 	@$(H) teeth
+
+# ACVP (chapter "ACVP"): the registration derived from the patched kernel
+# (build/acvp/registration.json), and the vector sets under ACVP=DIR
+# (default vectors/acvp) answered by the test kernel: build/acvp/<set>/
+# response.json, validation.json where the set has expected results.
+ACVP ?=
+acvp-registration: tangle
+	@$(H) acvp-registration
+
+acvp: kernel
+	@$(H) acvp $(if $(ACVP),--dir "$(ACVP)")
+
+# The mutation score of the harness's verdict code (host only).
+mutants-harness: deps
+	@$(H) mutants-harness
 
 host-tests: deps deps-book
 	@$(H) host-tests

@@ -11,13 +11,15 @@ import os
 import sys
 
 from .base import qemu
-from .stages import (assess, bench, bisect_series, check, checkpatch, conform, examples,
-                     gen_vectors, host_tests, kernel, prodconfig, series, tangle, teeth)
+from .stages import (acvp, assess, bench, bisect_series, check, checkpatch, conform, examples,
+                     gen_vectors, host_tests, kernel, mutants, prodconfig, series, tangle,
+                     teeth)
 from .stages.book import check as book_check
 from .stages.book import output as book
 
 STAGES = (tangle, series, kernel, conform, check, checkpatch, prodconfig, host_tests,
-          examples, book, book_check, assess, bench, bisect_series, teeth, gen_vectors)
+          examples, book, book_check, assess, bench, bisect_series, teeth, gen_vectors,
+          mutants, acvp)
 
 
 def parser():

@@ -22,6 +22,9 @@ void check_jitter_absent(void);
 void check_jitter_hooked_read(void);
 void check_jitter_record(void);
 
+/* Boot mode "acvp": the kernel's answers to ACVP test cases (acvp.c, acvp.h). */
+void run_acvp(const char *pack_path);
+
 /* Boot mode "bench": timings for make bench, no checks (bench.c). */
 void run_bench(void);
 

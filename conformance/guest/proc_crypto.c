@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * /proc/crypto: every DRBG instance and the Jitter RNG are registered and
- * their self-tests passed.  The test kernel has the crypto self-tests on
- * (CONFIG_CRYPTO_MANAGER_DISABLE_TESTS is not set), so "passed" means
- * testmgr ran the algorithm's tests, or its alg_test_null entry.
+ * /proc/crypto: the selftest field of every DRBG instance and of the
+ * Jitter RNG, one record each ({"type":"proc_crypto","driver","selftest"},
+ * selftest null when the driver is not registered).  The host judges them
+ * (harness/judges/proc_crypto.py): testmgr's "passed" is a test only for
+ * the drivers whose alg_test_descs[] entry is not alg_test_null, which
+ * the host reads from the tree's crypto/testmgr.c.
  */
 #include "checks.h"
 #include "report.h"
@@ -33,41 +35,28 @@ static const char *selftest_of(const char *name, char *out, size_t n)
 	return out;
 }
 
+static void send_entry(const char *driver)
+{
+	char st[64];
+
+	if (selftest_of(driver, st, sizeof(st)))
+		report_line("{\"type\":\"proc_crypto\",\"driver\":\"%s\","
+			    "\"selftest\":\"%s\"}", driver, st);
+	else
+		report_line("{\"type\":\"proc_crypto\",\"driver\":\"%s\","
+			    "\"selftest\":null}", driver);
+}
+
 void check_proc_crypto(void)
 {
-	char st[64], bad[4096] = "";
-	int ok = 0, i;
+	int i;
 
 	if (read_file("/proc/crypto", proc, sizeof(proc)) <= 0) {
 		report_check("guest.proc_crypto.drbg", "fail", "cannot read /proc/crypto",
 			     NULL);
 		return;
 	}
-	for (i = 0; i < 22; i++) {
-		const char *r = selftest_of(drbg_drivers[i], st, sizeof(st));
-
-		if (r && !strcmp(r, "passed")) {
-			ok++;
-			continue;
-		}
-		snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), "%s%s: %s",
-			 bad[0] ? "; " : "", drbg_drivers[i], r ? r : "not registered");
-	}
-	if (ok == 22)
-		report_check("guest.proc_crypto.drbg", "pass", NULL,
-			     "\"registered\":22,\"selftest_passed\":22");
-	else
-		report_check("guest.proc_crypto.drbg", "fail", bad,
-			     "\"selftest_passed\":%d", ok);
-
-	if (!selftest_of("jitterentropy_rng", st, sizeof(st)))
-		report_check("guest.proc_crypto.jitterentropy", "fail",
-			     "jitterentropy_rng is not registered", NULL);
-	else if (strcmp(st, "passed"))
-		report_check("guest.proc_crypto.jitterentropy", "fail",
-			     "jitterentropy_rng selftest not passed",
-			     "\"selftest\":\"%s\"", st);
-	else
-		report_check("guest.proc_crypto.jitterentropy", "pass", NULL,
-			     "\"selftest\":\"passed\"");
+	for (i = 0; i < 22; i++)
+		send_entry(drbg_drivers[i]);
+	send_entry("jitterentropy_rng");
 }

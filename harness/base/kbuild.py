@@ -13,6 +13,7 @@ step count of the last cold build of the variant on this machine
 when the fragments were written (conformance/kconfig/build-steps.json).
 """
 
+import hashlib
 import os
 import re
 import shutil
@@ -124,11 +125,18 @@ def configure(src, build, variant, strict=True):
 
 def build_inputs(src, variant):
     """What a build of variant depends on: the committed tree, the config
-    fragments and the compiler.  The same inputs make the same kernel."""
-    return {"tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
-            "fragments_sha256": files.hash_files(
-                [config.top(f) for f in VARIANTS.get(variant, [])], config.TOP),
-            "gcc": proc.gcc_version()}
+    fragments and the compiler, and the edits not committed (a hash of
+    git diff, only when there are any: make teeth builds edited trees).
+    The same inputs make the same kernel; a kernel built from an edited
+    tree never passes for one of the clean tree after the edit is undone."""
+    out = {"tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
+           "fragments_sha256": files.hash_files(
+               [config.top(f) for f in VARIANTS.get(variant, [])], config.TOP),
+           "gcc": proc.gcc_version()}
+    diff = git(src, "diff", "HEAD", "--no-ext-diff", "--binary").stdout
+    if diff:
+        out["uncommitted_sha256"] = hashlib.sha256(diff.encode()).hexdigest()
+    return out
 
 
 def up_to_date(src, b, stamp, inputs):

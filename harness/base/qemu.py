@@ -26,10 +26,21 @@ CPU_TCG = "qemu64,-rdrand,-rdseed"
 # them, so that a harness that stops early leaves no guest running.
 _running = set()
 _lock = threading.Lock()
+# Set by stop_all(close=True): no new guest starts until reopen(), so that
+# a boot thread between its preparations and its Popen cannot start a
+# guest after the harness has stopped them all.
+_closed = threading.Event()
 
 
-def stop_all():
-    """Kill every guest still running; returns how many there were."""
+def reopen():
+    _closed.clear()
+
+
+def stop_all(close=False):
+    """Kill every guest still running; returns how many there were.
+    close: also refuse to start any guest until reopen()."""
+    if close:
+        _closed.set()
     with _lock:
         procs = list(_running)
     for p in procs:
@@ -91,14 +102,18 @@ def boot(name, kernel, initrd, append, outdir, timeout, accel="tcg", smp=2,
     b.argv = build_argv(kernel, initrd, append, b.console, b.results,
                         accel=accel, smp=smp, mem=mem)
     t0 = time.time()
-    try:
-        p = subprocess.Popen(b.argv, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
-    except FileNotFoundError:
-        b.outcome = "qemu-error"
-        b.detail = "qemu-system-x86_64 not found: run 'make deps'"
-        return b
     with _lock:
+        if _closed.is_set():
+            b.outcome = "qemu-error"
+            b.detail = "not started: the harness was stopping every guest"
+            return b
+        try:
+            p = subprocess.Popen(b.argv, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+        except FileNotFoundError:
+            b.outcome = "qemu-error"
+            b.detail = "qemu-system-x86_64 not found: run 'make deps'"
+            return b
         _running.add(p)
     hung = False
     try:

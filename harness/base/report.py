@@ -51,9 +51,10 @@ def write_markdown(report, path):
     out += ["## Boots", "", "| boot | outcome | seconds | accel | CPU | RDRAND | "
             "CRNG ready at /init | QEMU command line |", "|---|---|---|---|---|---|---|---|"]
     for b in report.get("boots", []):
-        out.append(f"| {b['name']} | {b['outcome']} | {b['seconds']} | {b['accel']} "
-                   f"| {_cell(b['cpu'])} | {b.get('rdrand')} | "
-                   f"{b.get('crng_ready_at_init')} | `{_cell(b['qemu'])}` |")
+        # (a boot the harness failed to run has no CPU or command line)
+        out.append(f"| {b['name']} | {b['outcome']} | {b.get('seconds')} | "
+                   f"{b.get('accel')} | {_cell(b.get('cpu', '-'))} | {b.get('rdrand')} | "
+                   f"{b.get('crng_ready_at_init')} | `{_cell(b.get('qemu', '-'))}` |")
     out.append("")
     seeds = report.get("drbg_seed_lengths")
     if seeds:

@@ -27,7 +27,7 @@ PREFIXES = ("debug", "fips", "nojent", "modules")
 
 # The documents a clause may cite, as the bibliography names them.
 DOCUMENTS = ("SP 800-90A Rev. 1", "SP 800-90B", "SP 800-90C", "FIPS 140-3 IG",
-             "FIPS 140-3", "FIPS 202", "NIST IR 8427")
+             "FIPS 140-3", "FIPS 202", "NIST IR 8427", "ACVP DRBG", "ACVP SHA-3")
 SECTION = re.compile(r"^(?:\d+(?:\.\d+)*(?:\.[A-Z])?|Table \d+|Annex [A-Z])\b")
 ORIGIN_ONLY = ("2015 series only", "port decision")
 

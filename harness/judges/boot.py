@@ -11,7 +11,6 @@
 - console(): the kernel log lines a boot's plan entry requires.
 """
 
-import os
 import re
 
 from ..base.checks import Check
@@ -37,8 +36,7 @@ def outcome(b, spec):
     if spec["expect"] == "hung":
         main.title = "a hung guest is killed at its timeout and reported"
         main.details = {"detail": b.detail}
-        reached = os.path.exists(b.console) and HANG_MARK in open(
-            b.console, errors="replace").read()
+        reached = HANG_MARK in (_read(b.console) or "")
         out.append(Check.judge(
             f"boot.{name}.reached-init",
             "the hung guest reached /init's hang mode before the timeout",
@@ -51,6 +49,14 @@ def outcome(b, spec):
             [] if hit else [f"panic line {b.detail!r} does not match "
                             f"{spec['panic_re']!r}"], **kw))
     return out
+
+
+def _read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 def guest_check(rec, boot):

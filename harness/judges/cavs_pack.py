@@ -312,7 +312,7 @@ class _Packer:
 
     def __init__(self, vector_dirs):
         self.meta = {"files": [], "sections": [], "skipped": [], "records": [],
-                     "problems": [], "vector_dirs": [display(d) for d in vector_dirs]}
+                     "problems": [], "vector_dirs": [cavs.safe_name(display(d)) for d in vector_dirs]}
         self.files, self.sections, self.records = [], [], []
         self.section_index = {}    # (file index, kind, slug) -> pack section index
         self.used_ids, self.slugs = set(), set()
@@ -358,17 +358,18 @@ class _Packer:
         self.records.append((fi, rec.line, si, request_for(rec), rec.returned))
 
     def add_file(self, path, problem, slug, vdir):
-        finfo = {"path": display(path), "slug": slug, "errors": [], "records": 0,
+        name = cavs.safe_name(display(path))
+        finfo = {"path": name, "slug": slug, "errors": [], "records": 0,
                  "applicable": 0, "skipped": 0, "bad_records": 0, "kinds": []}
         self.meta["files"].append(finfo)
         if problem:
-            finfo["errors"].append(f"{display(path)}: {problem}")
+            finfo["errors"].append(f"{name}: {problem}")
             return
-        parsed = cavs.parse_file(path, name=display(path))
+        parsed = cavs.parse_file(path, name=name)
         finfo.update(errors=[str(e) for e in parsed.errors], kinds=parsed.kinds,
                      bad_records=parsed.bad_records, records=len(parsed.records))
         fi = finfo["pack_index"] = len(self.files)
-        self.files.append(display(path))
+        self.files.append(name)
         for rec in parsed.records:
             if not rec.section.applicable:
                 finfo["skipped"] += 1

@@ -42,6 +42,7 @@ state after them are then kept in ``Record.steps``.
 import os
 import re
 
+from .cavs_input import find_files, read_file, safe_name  # noqa: F401 (API)
 from .cavs_records import (ALL_FIELDS, CTR_SECTIONS, FIELDS, LENGTH_PARAM, MECHANISMS, PARAMS, Group,
                            ParsedFile, ParseError, Record, known_section_names,
                            section_for)
@@ -54,6 +55,25 @@ _STEP_RE = re.compile(r"^\*\*\s*(.+?):?\s*$")
 _STATE_RE = re.compile(r"^[ \t]+([A-Za-z][A-Za-z ]*?)\s*=\s*(\S*)\s*$")
 _OPTIONS_RE = re.compile(r"^#\s*(Hash_DRBG|HMAC_DRBG|CTR_DRBG)\s+options\s*:",
                          re.I | re.M)
+# COUNT and the [..Len] values: decimal, at most this many digits (a
+# length of 10**9 bits is already far beyond what the interface takes).
+MAX_DIGITS = 9
+
+
+def number(text):
+    """(int, None) for a decimal number of at most MAX_DIGITS digits, else
+    (None, what is wrong with it); never int() of a thousand digits."""
+    if not text or not all(c in "0123456789" for c in text):
+        return None, "expected a decimal number"
+    if len(text) > MAX_DIGITS:
+        return None, (f"a number of {len(text)} digits: expected at most "
+                      f"{MAX_DIGITS}")
+    return int(text), None
+
+
+def shown(text, n=24):
+    """text for a message: cut to n characters, saying how long it was."""
+    return text if len(text) <= n else f"{text[:n]}... ({len(text)} characters)"
 
 
 def parse_hex(text):
@@ -94,6 +114,7 @@ class _Parser:
         self.group = None
         self.record = None
         self.rec_errors = 0
+        self.rejected = set()       # fields of the record whose value was refused
         self.step = None
 
     def error(self, line, message):
@@ -116,10 +137,12 @@ class _Parser:
             self.out.bad_records += 1
             return
         kind = self.record_kind(rec)
+        # A value rejected on its own line has been reported there; it is
+        # not also missing (nor is its record "cut off").
         missing = [f"{name}" + (f" (x{n}, found {len(rec.values.get(name, []))})"
                                 if n > 1 else "")
                    for name, n in FIELDS[kind].items()
-                   if len(rec.values.get(name, [])) < n]
+                   if len(rec.values.get(name, [])) < n and name not in self.rejected]
         if missing:
             where = (f"record cut off by the end of the file at line {eof_line} "
                      "(truncated?)" if eof_line else "incomplete record")
@@ -163,16 +186,18 @@ class _Parser:
     def value(self, no, name, text):
         rec = self.record
         if name not in ALL_FIELDS:
-            self.rec_error(no, f"unknown field {name!r}: expected one of "
+            self.rec_error(no, f"unknown field {shown(name)!r}: expected one of "
                            f"{', '.join(ALL_FIELDS)}")
             return
         data, why = parse_hex(text)
         if why:
+            self.rejected.add(name)
             self.rec_error(no, f"{name}: {why}")
             return
         param = LENGTH_PARAM[name]
         want = self.group.params.get(param)
         if want is not None and len(data) * 8 != want:
+            self.rejected.add(name)
             self.rec_error(no, f"{name} is {len(data) * 8} bits but "
                            f"[{param} = {want}] (line {self.group.param_lines[param]}) "
                            f"says {want}")
@@ -197,14 +222,14 @@ class _Parser:
             mech = self.out.mechanism = "CTR_DRBG"
         if mech is None:
             g.bad = True
-            self.error(no, f"cannot tell which mechanism [{name}] belongs to: "
+            self.error(no, f"cannot tell which mechanism [{shown(name)}] belongs to: "
                        "expected a '# Hash_DRBG options: ...' (or HMAC_DRBG, "
                        "CTR_DRBG) comment or the mechanism in the file name")
         else:
             g.section = section_for(mech, name)
             if g.section is None:
                 g.bad = True
-                self.error(no, f"unknown section [{name}] for {mech}: expected one of "
+                self.error(no, f"unknown section [{shown(name)}] for {mech}: expected one of "
                            + ", ".join(f"[{n}]" for n in known_section_names(mech)))
         self.group = g
         self.out.groups.append(g)
@@ -212,33 +237,40 @@ class _Parser:
     def param(self, no, name, text):
         g = self.group
         if g is None:
-            self.error(no, f"[{name} = ...] before any section: expected a section "
+            self.error(no, f"[{shown(name)} = ...] before any section: expected a section "
                        "line such as [SHA-256] first")
             return
         if self.record is not None:
             self.close_record()
         if name not in PARAMS:
             g.bad = True
-            self.error(no, f"unknown parameter [{name}]: expected one of "
+            self.error(no, f"unknown parameter [{shown(name)}]: expected one of "
                        + ", ".join(PARAMS))
             return
         if name == "PredictionResistance":
             if text not in ("True", "False"):
                 g.bad = True
-                self.error(no, f"[PredictionResistance = {text}]: expected True or False")
+                self.error(no, f"[PredictionResistance = {shown(text)}]: expected "
+                           "True or False")
                 return
             value = text == "True"
         else:
-            if not text.isdigit():
+            value, why = number(text)
+            if why:
                 g.bad = True
-                self.error(no, f"[{name} = {text}]: expected a number of bits")
+                self.error(no, f"[{name} = {shown(text)}]: {why} of bits")
                 return
-            value = int(text)
             if value % 8:
                 g.bad = True
                 self.error(no, f"[{name} = {value}]: expected a whole number of "
                            "bytes (a multiple of 8 bits)")
                 return
+        if name in g.params and g.params[name] != value:
+            g.bad = True
+            self.error(no, f"[{name} = {text}] contradicts line {g.param_lines[name]} "
+                       f"of the same group ([{name} = {g.params[name]}]): expected "
+                       "one value per group")
+            return
         g.params[name] = value
         g.param_lines[name] = no
 
@@ -274,8 +306,12 @@ class _Parser:
             m = _STATE_RE.match(ln)
             if m and self.step is not None:
                 name, text = m.group(1), m.group(2)
-                if text.isdigit() and name == "reseed counter":
-                    self.step[1][name] = int(text)
+                if name == "reseed counter":
+                    value, why = number(text)
+                    if why:
+                        self.rec_error(no, f"{name} = {shown(text)}: {why}")
+                    else:
+                        self.step[1][name] = value
                 else:
                     data, why = parse_hex(text)
                     if why:
@@ -302,7 +338,7 @@ class _Parser:
                 self.open_record(no, text)
                 return
             if self.record is None:
-                self.error(no, f"{name} outside a record: expected COUNT = n first")
+                self.error(no, f"{shown(name)} outside a record: expected COUNT = n first")
                 return
             if not self.group.bad:
                 self.value(no, name, text)
@@ -315,21 +351,22 @@ class _Parser:
     def open_record(self, no, text):
         self.close_record()
         self.rec_errors = 0
+        self.rejected = set()
         self.step = None
         if self.group is None:
             self.error(no, "COUNT before any section: expected a section line "
                        "such as [SHA-256] first")
             g = Group(self.path, no, "?", bad=True)
             self.group = g
-        if not text.isdigit():
-            self.rec_error(no, f"COUNT = {text}: expected a decimal number")
+        count, why = number(text)
+        if why:
+            self.rec_error(no, f"COUNT = {shown(text)}: {why}")
         if (not self.group.bad and "PredictionResistance" not in self.group.params):
             self.group.bad = True
             self.error(self.group.line, f"the group [{self.group.name}] has no "
                        "[PredictionResistance = True|False] line before its records")
         self.group.count += 1
-        self.record = Record(self.path, no, int(text) if text.isdigit() else -1,
-                             self.group)
+        self.record = Record(self.path, no, -1 if count is None else count, self.group)
 
 
 def parse_bytes(path, data, intermediate=False, mechanism=None):
@@ -340,32 +377,13 @@ def parse_bytes(path, data, intermediate=False, mechanism=None):
 
 
 def parse_file(path, intermediate=False, name=None):
-    """Parse one file; name (default: path) is what messages call it."""
-    with open(path, "rb") as f:
-        data = f.read()
-    return parse_bytes(name or path, data, intermediate, mechanism_from_name(path))
-
-
-def find_files(vector_dirs):
-    """Every .rsp file under the given directories (or files), sorted per dir.
-
-    Returns [(path, display name, problem)]; problem is None or a message
-    (a directory that does not exist or holds no .rsp file)."""
-    out = []
-    for d in vector_dirs:
-        if os.path.isfile(d):
-            out.append((d, d, None))
-            continue
-        if not os.path.isdir(d):
-            out.append((d, d, "no such directory: expected a directory of .rsp files"))
-            continue
-        found = []
-        for root, dirs, files in os.walk(d):
-            dirs.sort()
-            for fn in sorted(files):
-                if fn.endswith(".rsp"):
-                    found.append(os.path.join(root, fn))
-        if not found:
-            out.append((d, d, "no .rsp file in this directory"))
-        out += [(p, p, None) for p in found]
-    return out
+    """Parse one file; name (default: path) is what messages call it.  A
+    file that cannot be read (dangling link, FIFO, no permission) gives a
+    ParsedFile with that one error and no record; it never blocks."""
+    name = name or safe_name(path)
+    data, why = read_file(path)
+    if why:
+        out = ParsedFile(name)
+        out.errors.append(ParseError(name, 0, why))
+        return out
+    return parse_bytes(name, data, intermediate, mechanism_from_name(path))

@@ -112,7 +112,9 @@ class ParseError:
     message: str
 
     def __str__(self):
-        return f"{self.path}:{self.line}: {self.message}"
+        """file:line: message (file: message when the whole file is bad)."""
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
 
 
 @dataclass

@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Reports in a boot's kernel log: BUG, WARNING, KASAN, UBSAN, lockdep,
-debug objects, general protection faults, hung tasks.
+debug objects, general protection faults, hung tasks ("INFO: task ...
+blocked for more than"), soft and hard lockups ("watchdog: BUG: soft
+lockup", "Watchdog detected hard LOCKUP") and RCU CPU stalls ("rcu: INFO:
+rcu_preempt detected stalls", "self-detected stall").  The detectors are
+built into the debug kernel (conformance/kconfig/debug.config).
 
 kmemleak's own "N new suspected memory leaks" line is not matched here:
 the guest's explicit scan sends every report, and kmemleak.py judges them
@@ -17,7 +21,8 @@ SPLAT = re.compile(
     r"(BUG: |WARNING: |KASAN: |UBSAN: |general protection fault|Oops: |"
     r"kernel BUG at|possible circular locking|possible recursive locking|"
     r"INFO: task .* blocked|inconsistent lock state|ODEBUG: |"
-    r"Unable to handle kernel)")
+    r"Unable to handle kernel|hard LOCKUP|detected (expedited )?stalls|"
+    r"self-detected stall|rcu: INFO: )")
 ALLOWLIST = "conformance/splat-allowlist.txt"
 
 
@@ -30,7 +35,8 @@ def check(console_path, boot):
                 why = next((w for rx, w in allow if rx.search(ln)), None)
                 (allowed if why else hits).append(ln.strip()[:300])
     c = Check.judge(f"boot.{boot}.kernel-log",
-                    "no BUG, WARN, KASAN, UBSAN, lockdep or kmemleak report", hits,
+                    "no BUG, WARN, KASAN, UBSAN, lockdep, hung-task, lockup or RCU "
+                    "stall report", hits,
                     origin="harness", boot=boot,
                     counts={"reports": len(hits), "allowlisted": len(allowed)},
                     details={"reports": hits[:20], "allowlisted": allowed[:20]})

@@ -2,12 +2,19 @@
 """kmemleak's reports after the guest's explicit scan, against the
 allowlist conformance/kmemleak-allowlist.txt ('regex TAB reason'; a
 report is allowed when a regex matches its text, and the reason is kept
-in the report)."""
+in the report).
+
+kmemleak reports no object younger than MSECS_MIN_AGE (5000 ms,
+mm/kmemleak.c): a scan sooner than that after the boot's last check
+cannot see that check's leaks.  The guest says how long after its checks
+the first scan ran (age_ms of kmemleak-done); a scan too soon, or one
+that does not say, fails."""
 
 from ..base import config, records
 from ..base.checks import Check
 
 ALLOWLIST = "conformance/kmemleak-allowlist.txt"
+MIN_AGE_MS = 5000       # MSECS_MIN_AGE in mm/kmemleak.c (Linux 6.1)
 
 
 def check(recs, boot):
@@ -28,6 +35,13 @@ def check(recs, boot):
     if err or not done:
         return Check.failed(cid, title, err[0]["error"] if err else
                             "the guest did not finish its kmemleak scan", **kw)
+    age = done[-1].get("age_ms")
+    kw["counts"]["scan_after_checks_ms"] = age
+    if not isinstance(age, int) or age < MIN_AGE_MS:
+        return Check.failed(cid, title, f"the first scan ran {age} ms after the last "
+                            f"check: kmemleak reports no object younger than "
+                            f"{MIN_AGE_MS} ms (MSECS_MIN_AGE, mm/kmemleak.c), so that "
+                            "check's leaks were not looked at", **kw)
     if bad:
         first = bad[0]["report"].splitlines()
         return Check.failed(cid, title, f"{len(bad)} unexplained kmemleak report(s): "

@@ -8,6 +8,11 @@ kunit.<suite>.<case> (a parameterised case one per parameter:
 kunit.<suite>.<case>.<param>).  A case KUnit skipped is a skip with
 KUnit's reason, never a pass; a crashed, failed or unknown status is a
 failure; a log with no KUnit result at all is a failure of kunit.<boot>.
+
+A boot may require cases (its plan entry's "requires": the scenarios with
+the CRNG not ready that the series exists for): such a case that KUnit
+skipped, or that did not run at all, is a failure, whose reason quotes
+KUnit's.
 """
 
 import contextlib
@@ -84,8 +89,26 @@ def case_check(parser, cid, title, t, log, boot, reasons):
                                      f"KUnit status {t.status.name}")[:1000], **kw)
 
 
-def checks(console_path, boot, src):
-    """The KUnit checks of one boot's console log."""
+def required(out, boot, requires):
+    """Fail each required case (suite.case) that was skipped or not run."""
+    for req in requires:
+        cid = f"kunit.{req}"
+        found = [c for c in out if c.id == cid or c.id.startswith(cid + ".")]
+        for c in found:
+            if c.status == "skip":
+                c.status = "fail"
+                c.reason = (f"skipped, but boot {boot} exists to run this scenario "
+                            f"(the CRNG not ready): KUnit says: {c.reason}")
+        if not found:
+            out.append(Check.failed(cid, f"KUnit {req}", f"did not run in boot {boot}, "
+                                    "which exists to run it (the CRNG not ready)",
+                                    origin="kunit", boot=boot))
+    return out
+
+
+def checks(console_path, boot, src, requires=()):
+    """The KUnit checks of one boot's console log; requires: cases
+    (suite.case) that must have run and not been skipped."""
     parser, printer = load_parser(src)
     lines = ktap_lines(console_path)
     printer.stdout._output = io.StringIO()   # quiet: we print a summary
@@ -93,15 +116,18 @@ def checks(console_path, boot, src):
         test = parser.parse_run_tests(parser.extract_tap_lines(lines))
     reasons = skip_reasons(lines)
     out = []
-    for suite in test.subtests:
-        for case in suite.subtests or [suite]:
-            base = (f"kunit.{suite.name}.{case.name}" if case is not suite
-                    else f"kunit.{suite.name}")
+    for si, suite in enumerate(test.subtests, 1):
+        # A suite or case the log never reported (the kernel stopped first)
+        # has no name: it is named by its place in the plan.
+        sname = suite.name or f"missing-{si}"
+        for ci, case in enumerate(suite.subtests or [suite], 1):
+            base = (f"kunit.{sname}.{case.name or f'missing-{ci}'}" if case is not suite
+                    else f"kunit.{sname}")
             if case.subtests:          # a parameterised case: one per parameter
-                out += [case_check(parser, f"{base}.{p.name}",
+                out += [case_check(parser, f"{base}.{p.name or f'missing-{pi}'}",
                                    f"KUnit {suite.name}: {case.name} [{p.name}]",
                                    p, case.log + p.log, boot, reasons)
-                        for p in case.subtests]
+                        for pi, p in enumerate(case.subtests, 1)]
             else:
                 out.append(case_check(parser, base, f"KUnit {suite.name}: {case.name}",
                                       case, case.log, boot, reasons))
@@ -109,4 +135,4 @@ def checks(console_path, boot, src):
         out.append(Check.failed(f"kunit.{boot}", "KUnit output",
                                 "no KUnit results in the console log",
                                 origin="kunit", boot=boot))
-    return out
+    return required(out, boot, requires)

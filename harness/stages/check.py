@@ -4,6 +4,8 @@
 Steps (each runs even if an earlier one failed, so the summary is whole;
 each is a `python3 -m harness` verb in a process of its own):
 
+  0. what the run is asked to do: BOOTS and VECTORS (inputs.py); a
+     problem stops make check at once, before the long steps  host.inputs
   1. the tangle lint                       host.tangle.lint
   2. the drift check: tangled/ == book     host.tangle.drift
   3. checkpatch --strict on each patch     host.checkpatch.<patch>
@@ -11,7 +13,13 @@ each is a `python3 -m harness` verb in a process of its own):
   5. the SP 800-90B assessor on NIST's eight reference files  entropy.kat.*
      and on four sources of known min-entropy  entropy.synthetic.*
      the host unit tests (tests/)          host.unit.*
-  6. the test and the debug kernel, then conform on both
+     the mutants of the harness's verdicts, each caught by its oracle
+                                           host.mutants.*
+  6. the test kernel and the debug kernel, then conform on both
+     ACVP: the project's vector sets (vectors/acvp) in the test kernel  acvp.*
+     (make teeth, four more builds and boots of the test kernel, is a
+     target of its own: about 10 minutes, which would triple a warm
+     make check)
   7. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
                                            everything in report.json
 
@@ -29,6 +37,7 @@ from ..base import config, files
 from ..base import reqs as reqsmod
 from ..base.checks import Check, summarize
 from ..base.report import as_dicts, write_all
+from . import inputs
 
 OUT = config.build("check")
 REPORT = config.build("conformance/report.json")
@@ -57,7 +66,8 @@ def rc_check(cid, title, rc, reason):
 def json_checks(path, what, fallback_id):
     """The checks a step wrote to path, or one failure saying it did not."""
     data = files.read_json(path, kind=list)
-    if data is None:
+    if data is None or not all(isinstance(d, dict) and "id" in d and "status" in d
+                               for d in data):
         return [Check.failed(fallback_id, f"{what} ran", f"{what} did not run or "
                              f"wrote no results ({config.display(path)})", origin="host")]
     return [Check.from_dict(d) for d in data]
@@ -82,6 +92,21 @@ class Run:
         return rc
 
 
+def input_step(r):
+    """What make check was asked to run (BOOTS, VECTORS), before anything
+    long: True when it can be done; else the problems are one line each
+    and the run stops at once."""
+    step("inputs: BOOTS and VECTORS")
+    _, _, problems, checks = inputs.check(os.environ.get("BOOTS", ""), ["test", "debug"],
+                                          os.path.join(OUT, "inputs"))
+    for p in problems:
+        config.warn("check", p)
+    c = checks[-1]
+    c.id, c.origin = "host.inputs", "host"
+    r.checks.append(c)
+    return not problems
+
+
 def host_steps(r):
     step("tangle lint")
     r.checks.append(rc_check("host.tangle.lint", "noweb lint: roots, undefined chunks, "
@@ -98,6 +123,8 @@ def host_steps(r):
     json_step(r, "SP 800-90B assessor against NIST's reference results", "entropy-kat",
               ["entropy-kat"], "entropy.kat")
     json_step(r, "host unit tests", "host-tests", ["host-tests"], "host.unit")
+    json_step(r, "mutants of the harness's verdict code, each caught by its oracle",
+              "mutants", ["mutants-harness"], "host.mutants.score")
 
 
 def json_step(r, title, key, verb, fallback_id):
@@ -128,7 +155,8 @@ def kernel_steps(r):
     variants = "test" + (",debug" if rc_dbg == 0 else "")
     rc = r.timed("conform", harness("conform", "--variants", variants))
     rep = files.read_json(REPORT)
-    if rep is None or os.path.getmtime(REPORT) < r.t0:
+    if rep is None or os.path.getmtime(REPORT) < r.t0 or \
+            not isinstance(rep.get("summary"), dict) or not isinstance(rep.get("checks"), list):
         r.checks.append(Check.failed("host.conform", "conform writes its report",
                                      f"conform wrote no report this run; exit {rc}",
                                      origin="host"))
@@ -138,6 +166,12 @@ def kernel_steps(r):
                                      f"conform exited {rc} without a failed check",
                                      origin="host"))
     return rep
+
+
+def acvp_step(r):
+    """make acvp on the project's copy of NIST's samples (its own boot)."""
+    json_step(r, "ACVP: the vector sets of vectors/acvp in the test kernel", "acvp",
+              ["acvp", "--dir", config.top("vectors/acvp")], "acvp.total")
 
 
 def merge(r, rep):
@@ -180,9 +214,12 @@ def book_step(r, rep):
 def check(args):
     r = Run()
     os.makedirs(OUT, exist_ok=True)
-    host_steps(r)
-    rep = kernel_steps(r)
-    book_step(r, rep)
+    rep = None
+    if input_step(r):
+        host_steps(r)
+        rep = kernel_steps(r)
+        acvp_step(r)
+        book_step(r, rep)
     total = merge(r, rep)
     print(f"\ncheck: {round(time.time() - r.t0)} s "
           f"({', '.join(f'{k} {v} s' for k, v in r.timings.items())})")

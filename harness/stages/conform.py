@@ -14,6 +14,7 @@ import platform
 import re
 import threading
 import time
+import traceback
 
 from ..base import conf as confmod
 from ..base import config, files, guest, initramfs, kcache, proc, qemu, records
@@ -21,9 +22,10 @@ from ..base import reqs as reqsmod
 from ..base.checks import Check, validate
 from ..base.report import new_id, write_all
 from ..judges import boot as boot_judge
-from ..judges import (cavs_judge, cavs_pack, figures, hardening, kernel_log, kmemleak,
-                      kunit, seed_trace, seeds)
-from .plan import BASE_APPEND, BOOTS
+from ..judges import (cavs_judge, figures, hardening, kernel_log, kmemleak, kunit,
+                      proc_crypto, seed_trace, seeds)
+from . import inputs
+from .plan import BASE_APPEND
 
 PACKAGES = ["linux-source-6.1", "linux-config-6.1", "qemu-system-x86", "noweb",
             "pandoc", "gcc-12", "git"]
@@ -90,8 +92,9 @@ def judge_boot(spec, b, recs, src):
     if os.path.exists(b.console):
         checks.append(kernel_log.check(b.console, name))
         if spec["expect"] == "end" and spec.get("kunit", True):
-            checks += kunit.checks(b.console, name, src)
+            checks += kunit.checks(b.console, name, src, spec.get("requires", ()))
     checks += boot_judge.guest(recs, name)
+    checks += proc_crypto.checks(recs, name, src)
     checks += seed_trace.checks(recs, spec.get("jent", True))
     checks += boot_judge.console(b.console, name, spec.get("console_re", []))
     if "conform.kmemleak=1" in spec["append"]:
@@ -123,19 +126,7 @@ def run_boot(spec, accel, bzimage, init, src, outdir):
     return boot_info(spec, b, recs, accel, append), judge_boot(spec, b, recs, src)
 
 
-def prepare_cavs(spec, outdir):
-    """Pack the CAVS records for a boot with "cavs": True (see cavs_pack)."""
-    dirs = cavs_pack.vector_dirs_from_env()
-    say(f"cavs: packing the records under {':'.join(config.display(d) for d in dirs)}")
-    pack, meta = cavs_pack.prepare(dirs, os.path.join(outdir, "cavs"))
-    n = sum(s["records"] for s in meta["sections"] if not s["selftest"])
-    say(f"cavs: {n} applicable records, host model {meta['model_seconds']} s, "
-        f"pack {meta['pack_bytes']} bytes")
-    return dict(spec, files={**spec.get("files", {}), "data/cavs.pack": pack},
-                cavs_meta=meta)
-
-
-def run_plan(plan, jobs, one, prepare):
+def run_plan(plan, jobs, one, prepare, stop=None):
     """Call one(i, spec) for every boot of plan (spec = prepare(plan[i])).
 
     Boots run side by side, at most jobs at a time (a guest keeps about
@@ -143,8 +134,24 @@ def run_plan(plan, jobs, one, prepare):
     boot runs alone, because its timings are data (the main boot's Jitter
     RNG samples feed the book's figures); a "background" one idles and
     takes no slot.  one() stores its own result, so the plan's order is
-    kept whatever ends first.  Returns when every boot has ended."""
+    kept whatever ends first.  Returns when every boot has ended.  When
+    prepare() or one() raises here, stop() is called and every boot
+    thread is waited for before the exception goes on."""
     running, background = [], []
+    try:
+        _schedule(plan, jobs, one, prepare, running, background)
+    except BaseException:
+        if stop:
+            stop()
+        for t in running + background:
+            t.join()
+        raise
+    for t in running + background:
+        t.join()
+
+
+def _schedule(plan, jobs, one, prepare, running, background):
+    """run_plan()'s loop; running and background are its lists of threads."""
     for i, spec in enumerate(plan):
         spec = prepare(spec)
         if spec.get("background"):
@@ -155,31 +162,13 @@ def run_plan(plan, jobs, one, prepare):
         solo = spec.get("solo") or jobs <= 1
         while running and (solo or len(running) >= jobs):
             running[0].join(0.05)
-            running = [t for t in running if t.is_alive()]
+            running[:] = [t for t in running if t.is_alive()]
         if solo:
             one(i, spec)
             continue
         t = threading.Thread(target=one, args=(i, spec), daemon=True)
         t.start()
         running.append(t)
-    for t in running + background:
-        t.join()
-
-
-def select_plan(only, variants):
-    """The plan entries to boot: those of the variants (optional ones only
-    when named), or exactly those named; an unknown name is an error."""
-    known = {b["name"] for b in BOOTS}
-    unknown = [n for n in only if n not in known]
-    if unknown:
-        config.die("conform", f"BOOTS names no boot {', '.join(map(repr, unknown))} "
-                   f"(known: {', '.join(sorted(known))})")
-    plan = [b for b in BOOTS if b.get("variant", "test") in variants and
-            (b["name"] in only if only or b.get("optional") else True)]
-    if not plan:
-        config.die("conform", f"no boot of {', '.join(only)} runs on the kernel "
-                   f"variant(s) {', '.join(variants)}")
-    return plan
 
 
 def images(version, variants):
@@ -194,37 +183,58 @@ def images(version, variants):
     return out
 
 
-def harness_error(spec, accel):
+def harness_error(spec, accel, why=None):
     name = spec["name"]
     return ({"name": name, "title": spec["title"], "outcome": "harness-error",
              "accel": accel, "expect": spec["expect"], "seconds": None,
              "variant": spec.get("variant", "test")},
             [Check.failed(f"boot.{name}", f"boot {name} ran", "the harness failed "
-                          "while running this boot (see the traceback above)",
+                          "while running this boot" + (f": {why}" if why else
+                                                       " (see the traceback above)"),
                           boot=name)])
 
 
-def boot_all(plan, args, imgs, init, src):
-    """Run the plan; [(info, [Check])] in plan order."""
-    results = [None] * len(plan)
+def boot_all(plan, args, imgs, init, src, cavs_meta=None):
+    """Run the plan; [(info, [Check])] in plan order.  Whatever fails in
+    one boot (an exception, a one-line error) is that boot's harness
+    error; whatever fails in the scheduler ends the boots still running
+    and leaves the rest as harness errors: never an exception, never a
+    guest left running."""
+    results, errors = [None] * len(plan), {}
 
     def one(i, spec):
-        variant = spec.get("variant", "test")
-        info, cs = run_boot(spec, args.accel, imgs[variant], init, src, args.out)
-        info["variant"] = variant
-        prefix = spec.get("prefix", variant if variant != "test" else None)
-        if prefix:
-            for c in cs:
-                if not c.id.startswith("boot."):
-                    c.id = f"{prefix}.{c.id}"
-        results[i] = (info, cs)
+        try:
+            variant = spec.get("variant", "test")
+            info, cs = run_boot(spec, args.accel, imgs[variant], init, src, args.out)
+            info["variant"] = variant
+            prefix = spec.get("prefix", variant if variant != "test" else None)
+            if prefix:
+                for c in cs:
+                    if not c.id.startswith("boot."):
+                        c.id = f"{prefix}.{c.id}"
+            results[i] = (info, cs)
+        except (Exception, SystemExit) as e:
+            errors[i] = (str(e) if isinstance(e, SystemExit)
+                         else traceback.format_exception_only(e)[-1].strip())
+            traceback.print_exc()
+            say(f"boot {spec['name']}: the harness failed: {errors[i]}")
 
+    def prepare(spec):
+        if spec.get("cavs"):
+            return dict(spec, files={**spec.get("files", {}),
+                                     "data/cavs.pack": cavs_meta["pack"]},
+                        cavs_meta=cavs_meta)
+        return spec
+
+    qemu.reopen()
     try:
-        run_plan(plan, args.jobs, one, lambda spec: prepare_cavs(spec, args.out)
-                 if spec.get("cavs") else spec)
+        run_plan(plan, args.jobs, one, prepare, stop=lambda: qemu.stop_all(close=True))
+    except (Exception, SystemExit) as e:
+        traceback.print_exc()
+        say(f"the boot scheduler failed ({e!r}): every guest stopped")
     finally:
-        qemu.stop_all()
-    return [r if r is not None else harness_error(plan[i], args.accel)
+        qemu.stop_all(close=True)
+    return [r if r is not None else harness_error(plan[i], args.accel, errors.get(i))
             for i, r in enumerate(results)]
 
 
@@ -268,38 +278,17 @@ def kernel_facts(version, conf, build):
             "build_dir": build}
 
 
-def conform(args):
-    t0 = time.time()
-    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    conf = confmod.load()
-    version, src = kcache.ensure_pristine(conf=conf)
-    variants = [v for v in args.variants.split(",") if v]
-    plan = select_plan([n for n in args.only.split(",") if n], variants)
-    imgs = images(version, variants)
-    build = os.path.join(kcache.tree_dir(version), "build-test")
-    os.makedirs(args.out, exist_ok=True)
-    init = guest.build()
-    results = boot_all(plan, args, imgs, init, src)
-    boots = [info for info, _ in results]
-    checks = [c for _, cs in results for c in cs]
-    seed_table = None
-    console = os.path.join(args.out, "boots", "drbg", "console.log")
-    if any(b["name"] == "drbg" for b in boots) and os.path.exists(console):
-        seed_table, seed_check = seeds.seed_lengths([console])
-        checks.append(seed_check)
-    kernel = kernel_facts(version, conf, build)
-    checks += figure_checks(boots, args, started, kernel["release"])
-    h = hardening.summary(checks)
-    checks.append(hardening.check(h, "debug" in variants))
-    tag_requirements(checks, conf)
-    rep = {"schema": 1, "id": new_id(started), "started": started, "duration_s": round(time.time() - t0, 1),
+def report(args, started, t0, boots, checks, **facts):
+    """Write report.{json,md,xml}; print the failures and the summary."""
+    rep = {"schema": 1, "id": new_id(started), "started": started,
+           "duration_s": round(time.time() - t0, 1),
            "host": {"nproc": os.cpu_count(), "machine": platform.machine(),
                     "cpu_model": proc.cpu_model(), "python": platform.python_version()},
            "packages": {p: proc.dpkg_version(p) for p in PACKAGES},
-           "kernel": kernel,
            "tangled": files.tree_hashes(config.top("tangled"), config.TOP),
-           "boots": boots, "drbg_seed_lengths": seed_table, "hardening": h,
-           "checks": checks}
+           "boots": boots, "checks": checks}
+    rep.update(facts)
+    os.makedirs(args.out, exist_ok=True)
     write_all(rep, args.out)
     s = rep["summary"]
     for c in rep["checks"]:
@@ -309,6 +298,53 @@ def conform(args):
         f"({len(boots)} boot(s), {rep['duration_s']} s); report: "
         f"{config.display(args.out)}/report.{{json,md,xml}}")
     return 1 if s["failed"] else 0
+
+
+def after_boots(results, args, variants, version, conf, started):
+    """The checks of the whole run, once every boot has ended: the seed
+    table, the figures, the hardening summary; (checks, report facts).  A
+    judge that fails is a failed check, and the report is still written."""
+    boots = [info for info, _ in results]
+    checks = [c for _, cs in results for c in cs]
+    facts = {"drbg_seed_lengths": None}
+    try:
+        console = os.path.join(args.out, "boots", "drbg", "console.log")
+        if any(b["name"] == "drbg" for b in boots) and os.path.exists(console):
+            facts["drbg_seed_lengths"], seed_check = seeds.seed_lengths([console])
+            checks.append(seed_check)
+        build = os.path.join(kcache.tree_dir(version), "build-test")
+        facts["kernel"] = kernel_facts(version, conf, build)
+        checks += figure_checks(boots, args, started, facts["kernel"]["release"])
+        facts["hardening"] = h = hardening.summary(checks)
+        checks.append(hardening.check(h, "debug" in variants))
+        tag_requirements(checks, conf)
+    except (Exception, SystemExit) as e:
+        traceback.print_exc()
+        checks.append(Check.failed("harness.judges", "every judge of the run finished",
+                                   f"a judge failed: {e!r}"[:500]))
+    return checks, facts
+
+
+def conform(args):
+    t0 = time.time()
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    conf = confmod.load()
+    version, src = kcache.ensure_pristine(conf=conf)
+    variants = [v for v in args.variants.split(",") if v]
+    os.makedirs(args.out, exist_ok=True)
+    plan, meta, problems, input_checks = inputs.check(args.only, variants, args.out)
+    if problems:
+        for p in problems:
+            config.warn("conform", p)
+        say(f"{len(problems)} problem(s) with what this run was asked to do: "
+            "no guest booted")
+        return report(args, started, t0, [], input_checks)
+    imgs = images(version, variants)
+    init = guest.build()
+    results = boot_all(plan, args, imgs, init, src, meta)
+    checks, facts = after_boots(results, args, variants, version, conf, started)
+    return report(args, started, t0, [info for info, _ in results],
+                  checks + input_checks[-1:], **facts)
 
 
 def add_arguments(p):

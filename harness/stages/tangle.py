@@ -19,6 +19,9 @@ The lint finds:
   - a line of an edit script (a patch's root chunk) that is neither a
     directive ('%% ...') nor a use of a named chunk: code is written in
     chunks the book names, never typed into an edit script;
+  - a code chunk no '@' line closes (the prose after it would be code);
+  - a chunk defined twice that tangle.conf does not list as 'continued';
+  - a source that is not UTF-8 or has CR LF line ends (conf.py);
 and warns (without failing) on a code chunk over 40 lines.
 Defined and used names come from noweb's own front end (markup), so the
 lint sees exactly what notangle sees.
@@ -42,20 +45,30 @@ TOOLS = ["tangle.conf", "harness/base/conf.py", "harness/base/noweb.py",
          "harness/stages/tangle.py", "harness/stages/series.py"]
 
 
-def code_chunks(path):
-    """[(name, line of its <<name>>=, [(line number, text)])] of one source."""
+def code_chunks(path, unclosed=None):
+    """[(name, line of its <<name>>=, [(line number, text)])] of one source.
+    unclosed, a list, gets a problem for every chunk that no '@' line
+    ends before the next chunk or the end of the file (noweb would take
+    the prose after it for code)."""
     out, cur = [], None
     with open(config.top(path), encoding="utf-8") as f:
         for no, text in enumerate(f, 1):
             text = text.rstrip("\n")
             m = DEF_RE.match(text)
             if m:
+                if cur is not None and unclosed is not None:
+                    unclosed.append(f"{path}:{cur[1]}: <<{cur[0]}>> is not closed by an "
+                                    f"'@' line before the next chunk at line {no}: "
+                                    "what follows it would be code")
                 cur = (m.group(1), no, [])
                 out.append(cur)
             elif cur is not None and END_RE.match(text):
                 cur = None
             elif cur is not None:
                 cur[2].append((no, text))
+    if cur is not None and unclosed is not None:
+        unclosed.append(f"{path}:{cur[1]}: <<{cur[0]}>> is not closed by an '@' line "
+                        "before the end of the file: what follows it would be code")
     return out
 
 
@@ -82,7 +95,7 @@ def chunk_problems(conf, defs):
     problems, warnings = [], []
     patches = set(conf.patches)
     for src in conf.sources:
-        for name, at, lines in code_chunks(src):
+        for name, at, lines in code_chunks(src, problems):
             if len(lines) > LONG_CHUNK:
                 warnings.append(f"{src}:{at}: <<{name}>> has {len(lines)} lines "
                                 f"(more than {LONG_CHUNK}: split it)")
@@ -105,6 +118,9 @@ def lint(conf):
                if not os.path.exists(config.top(s))]
     if missing:
         return missing, []
+    bad_text = conf.source_problems()
+    if bad_text:                # noweb cannot be trusted with them
+        return bad_text, []
     defs, uses = noweb.defs_uses(conf.sources)
     named = dict(conf.named_chunks())
     problems = [f"{conf.path}: {what} names chunk <<{name}>>, which no source defines"
@@ -116,6 +132,11 @@ def lint(conf):
     problems += [f"{w}: use of undefined chunk <<{name}>> (write @<< for a literal "
                  "shift)" for name, where in sorted(uses.items()) if name not in defs
                  for w in where]
+    problems += [f"{w}: <<{name}>> is defined again (first at {where[0]}): noweb would "
+                 f"append this to it; rename it, or list 'continued {name}' in "
+                 f"{conf.path} if it continues the first"
+                 for name, where in sorted(defs.items())
+                 if len(where) > 1 and name not in conf.continued for w in where[1:]]
     for src in conf.sources:
         with open(config.top(src), encoding="utf-8") as f:
             problems += [f"{src}:{no}: trailing blanks" for no, text in enumerate(f, 1)

@@ -117,3 +117,91 @@ class KcacheTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BadStampTest(unittest.TestCase):
+    """A stamp that is valid JSON but not an object, or empty, is not a
+    finished import: the import is redone (as the README promises for an
+    interrupted one), never a traceback."""
+
+    setUp, tearDown, pristine = KcacheTest.setUp, KcacheTest.tearDown, KcacheTest.pristine
+
+    def test_stamp_not_an_object_or_empty(self):
+        self.assertEqual(self.pristine().returncode, 0)
+        for text in ("[1, 2]", "", "null", '"6.1.999-1"', "{\"version\": 7}"):
+            with self.subTest(stamp=text):
+                with open(os.path.join(self.tree, "src.ok"), "w") as f:
+                    f.write(text)
+                r = self.pristine()
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
+                self.assertIn("is not a finished import of this tree: importing again",
+                              r.stdout)
+
+
+class ReadJsonTest(unittest.TestCase):
+    def test_only_the_kind_asked_for(self):
+        from harness.base import files
+        d = tempfile.mkdtemp(prefix="read-json-")
+        self.addCleanup(shutil.rmtree, d)
+        cases = {"[1]": (None, [1]), "": (None, None), "null": (None, None),
+                 "3": (None, None), "{\"a\": 1}": ({"a": 1}, None), "{": (None, None)}
+        for text, (as_dict, as_list) in cases.items():
+            p = os.path.join(d, "x.json")
+            with open(p, "w") as f:
+                f.write(text)
+            self.assertEqual(files.read_json(p), as_dict, text)
+            self.assertEqual(files.read_json(p, kind=list), as_list, text)
+        with open(p, "wb") as f:
+            f.write(b"\xff\xfe{")
+        self.assertIsNone(files.read_json(p))
+        self.assertIsNone(files.read_json(os.path.join(d, "missing.json")))
+
+    def test_build_stamp_not_an_object(self):
+        from harness.base import kbuild
+        d = tempfile.mkdtemp(prefix="build-stamp-")
+        self.addCleanup(shutil.rmtree, d)
+        os.makedirs(os.path.join(d, "arch/x86/boot"))
+        open(os.path.join(d, "arch/x86/boot/bzImage"), "w").close()
+        for text in ("[1]", "", "7"):
+            with open(os.path.join(d, "build.ok"), "w") as f:
+                f.write(text)
+            self.assertFalse(kbuild.up_to_date(d, d, os.path.join(d, "build.ok"), {}))
+
+
+class UnwritableKcacheTest(unittest.TestCase):
+    """Every verb that needs the kernel cache says in one line that it
+    cannot make it (here KCACHE lies under a regular file, which even root
+    cannot write into), instead of a PermissionError traceback.  The verbs
+    run in a scratch copy of the repository (links, with a copy of
+    tangled/), so that nothing of the real one is written."""
+
+    VERBS = [["tangle"], ["drift"], ["checkpatch"], ["kernel", "apply"],
+             ["kernel", "build", "test"], ["prodconfig", "check"], ["conform"]]
+
+    def test_one_line_each(self):
+        d = tempfile.mkdtemp(prefix="kcache-unwritable-")
+        self.addCleanup(shutil.rmtree, d)
+        for name in os.listdir(config.TOP):
+            if name == "tangled":
+                shutil.copytree(config.top(name), os.path.join(d, name))
+            elif name not in ("build", ".git"):
+                os.symlink(config.top(name), os.path.join(d, name))
+        blocker = os.path.join(d, "a-file")
+        open(blocker, "w").close()
+        env = dict(os.environ, KCACHE=os.path.join(blocker, "cache"))
+        for verb in self.VERBS:
+            with self.subTest(verb=" ".join(verb)):
+                r = subprocess.run([config.PY, "-m", "harness"] + verb, cwd=d, env=env,
+                                   capture_output=True, text=True, timeout=300)
+                self.assertNotEqual(r.returncode, 0)
+                self.assertNotIn("Traceback", r.stderr)
+                self.assertEqual(r.stderr.strip().splitlines(),
+                                 [f"kernel: cannot create {blocker}/cache/linux-"
+                                  f"{kcache_version()}: Not a directory (set "
+                                  "KCACHE=/a/writable/dir)"])
+
+
+def kcache_version():
+    from harness.base import kcache
+    return kcache.installed_version()

@@ -65,10 +65,15 @@ class ParserTest(unittest.TestCase):
         p = self.parse(lines, final_eol=False)
         msgs = self.assert_one_error(p, cut, r"ReturnedBits is 160 bits but "
                                      r"\[ReturnedBitsLen = 640\].*truncated")
-        self.assertTrue(any(re.search(rf":{line_of(lines, 'COUNT = 2')}: record cut "
-                                      r"off by the end of the file.*missing ReturnedBits",
-                                      m) for m in msgs), msgs)
+        # The rejected value is the one error: not also "cut off".
+        self.assertEqual(len(msgs), 1, msgs)
         self.assertEqual([r.count for r in p.records], [0, 1])
+        # A record that really stops before its last field is cut off.
+        p = self.parse(self.lines[:cut - 1], final_eol=False)
+        msgs = [str(e) for e in p.errors]
+        self.assertEqual(len(msgs), 1, msgs)
+        self.assertRegex(msgs[0], rf":{line_of(lines, 'COUNT = 2')}: record cut "
+                         r"off by the end of the file.*missing ReturnedBits")
 
     def test_truncated_between_fields(self):
         cut = line_of(self.lines, "AdditionalInput = ", 5)

@@ -4,7 +4,7 @@
 The tangled core is compiled, the same file, against a small shim
 (conformance/jitter/shim.c: a scripted timer, an allocator that can fail,
 SHA3-256) by a driver that calls its functions (conformance/jitter/driver.c),
-at -O0 for x86-64 and, when gcc-multilib is installed, for i386 (run
+at -O0 for x86-64 and for i386 (gcc-multilib, installed by make deps; run
 directly, or under qemu-i386 where the host cannot execute i386
 binaries).  An independent model (harness/judges/jitter_model.py, written
 from the book's description, not from the C) computes what the core must

@@ -193,7 +193,8 @@ class KmemleakTest(unittest.TestCase):
                 {"type": "kmemleak-done", "reports": 1}]
         c = kmemleak.check(recs, "b")
         self.assertEqual(c.status, "fail")
-        self.assertEqual(kmemleak.check([{"type": "kmemleak-done", "reports": 0}],
+        self.assertEqual(kmemleak.check([{"type": "kmemleak-done", "reports": 0,
+                                          "age_ms": 6000}],
                                                 "b").status, "pass")
         self.assertEqual(kmemleak.check([], "b").status, "fail")
 

@@ -124,5 +124,35 @@ class RecorderTest(unittest.TestCase):
         self.assertFalse(result.wasSuccessful())
 
 
+class VerbTest(unittest.TestCase):
+    """The verb host-tests, as make check runs it, on a suite with a
+    failing subTest: exit status 1, the failure in its JSON and its
+    summary line, and make check's merge counts it as a failed check."""
+
+    def test_failing_subtest_fails_the_verb_and_make_check(self):
+        import json
+        import os
+        import subprocess
+        import tempfile
+
+        from harness.base import config
+        from harness.stages import check
+        out = os.path.join(tempfile.mkdtemp(prefix="host-tests-verb-"), "h.json")
+        r = subprocess.run([config.PY, "-m", "harness", "host-tests", "--pattern",
+                            "sample_suite.py", "--json", out], cwd=config.TOP,
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("host tests: 1 passed, 1 failed, 0 skipped", r.stdout)
+        with open(out) as f:
+            recs = {x["id"]: x["status"] for x in json.load(f)}
+        # (ids as check_id() gives them for a file not named test_*)
+        self.assertEqual(recs, {"host.unit.passes": "pass",
+                                "host.unit.one_subcase_of_three_fails": "fail"})
+        checks = check.json_checks(out, "the host tests", "host.unit")
+        self.assertEqual(sorted(c.status for c in checks), ["fail", "pass"])
+        os.unlink(out)
+        os.rmdir(os.path.dirname(out))
+
+
 if __name__ == "__main__":
     unittest.main()

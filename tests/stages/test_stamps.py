@@ -77,6 +77,17 @@ class KernelBuildStampTest(unittest.TestCase):
             f.write("int z;\n")
         self.assertFalse(self.fresh())
 
+    def test_build_of_an_edited_tree_is_not_the_clean_tree(self):
+        """make teeth: a kernel built from an edit, the edit undone with git
+        checkout, must be built again (it was the mutant before)."""
+        with open(os.path.join(self.src, "random.c"), "a") as f:
+            f.write("int mutant;\n")
+        self.write_stamp(kbuild.build_inputs(self.src, "test"))   # the mutant's build
+        sh(self.src, "git", "checkout", "-q", "--", "random.c")
+        self.assertFalse(self.fresh())
+        self.write_stamp(kbuild.build_inputs(self.src, "test"))   # the rebuild
+        self.assertTrue(self.fresh())
+
     def test_other_fragments_or_compiler_rebuild(self):
         self.write_stamp(dict(self.inputs, fragments_sha256="0" * 64))
         self.assertFalse(self.fresh())

@@ -8,7 +8,7 @@
        its name, "used in / continued in / defines / uses" links, the lines
        of tangled/ it became (trace.py) and the requirements it meets;
        requirement blocks with their chunks, checks and last result; then
-       the generated parts: worked example, figures, the performance
+       the generated parts: worked example, the ACVP run, figures, the performance
        appendix, traceability matrix, the patches line by line, the chunk
        and identifier indexes, the colophon.
 
@@ -22,13 +22,13 @@ import re
 from ...base import conf as confmod
 from ...base import nwbook
 from ...base.nwbook import Chunk
-from . import (apparatus, assessor, colophon, figures, indexes, matrix, performance,
-               runvalues, worked_example)
+from . import (acvp, apparatus, assessor, colophon, figures, indexes, matrix,
+               performance, runvalues, worked_example)
 from . import trace as booktrace
 from .md import (END_SMALL, LANG_CLASS, PLACEHOLDER, SMALL, code, esc, ident_anchor,
                  name_md, out_anchor, status_md)
 
-PARTS = (worked_example, assessor, figures, performance)
+PARTS = (worked_example, assessor, acvp, figures, performance)
 
 
 class Renderer:

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""hardening.faults: every fault of the plan injected and handled.
+
+A fault passes only when every check that injects it ran and passed: one
+failed check fails it, and so does one skipped check beside passing ones
+(a skip is never a pass).  A fault none of whose checks ran is "not run":
+a skip of hardening.faults when the debug kernel was not booted, a
+failure when it was.
+"""
+
+import unittest
+
+from harness.base.checks import Check
+from harness.judges import hardening
+
+
+def every_check(status="pass", but=None):
+    """One check for every id the plan names (with a parameter suffix for
+    one of them, as KUnit gives), all with status; but: {id: status}."""
+    out = []
+    for _, ids in hardening.FAULTS:
+        for cid in ids:
+            if any(c.id == cid for c in out):
+                continue
+            st = (but or {}).get(cid, status)
+            if st is None:
+                continue
+            out.append(Check(cid, st, cid, reason=None if st == "pass" else "why",
+                             counts={"points": 12} if "alloc-every" in cid else {}))
+    return out
+
+
+class HardeningTest(unittest.TestCase):
+    def verdict(self, checks, debug=True):
+        h = hardening.summary(checks)
+        return h, hardening.check(h, debug)
+
+    def test_all_injected_and_handled(self):
+        h, c = self.verdict(every_check())
+        self.assertEqual(c.status, "pass", c.reason)
+        self.assertEqual(c.counts["allocation_failures_injected"], 12)
+        self.assertTrue(all(f["status"] == "pass" for f in h["faults"]))
+
+    def test_partly_skipped_fault_fails(self):
+        h, c = self.verdict(every_check(but={"fips.kunit.drbg_seed.jent_absent_layout":
+                                             "skip"}))
+        self.assertEqual(c.status, "fail")
+        self.assertIn("partly skipped", c.reason)
+        self.assertIn("fips.kunit.drbg_seed.jent_absent_layout", c.reason)
+        st = {f["fault"][:40]: f["status"] for f in h["faults"]}
+        self.assertIn("partly skipped", st.values())
+
+    def test_one_failed_check_fails(self):
+        _, c = self.verdict(every_check(but={"debug.guest.faults.alloc-every-point":
+                                             "fail"}))
+        self.assertEqual(c.status, "fail")
+        self.assertIn("Allocation failure", c.reason)
+
+    def test_parameterised_instances_count(self):
+        checks = every_check(but={"kunit.jitterentropy": None})
+        checks += [Check("kunit.jitterentropy.health.rct", "pass", "t"),
+                   Check("kunit.jitterentropy.health.apt", "skip", "t", reason="r")]
+        _, c = self.verdict(checks)
+        self.assertEqual(c.status, "fail")
+        self.assertIn("kunit.jitterentropy.health.apt", c.reason)
+
+    def test_fault_not_run(self):
+        checks = every_check(but={"boot.jitter-startup-fips.panic-reason": None})
+        _, c = self.verdict(checks, debug=False)
+        self.assertEqual(c.status, "skip")
+        self.assertIn("start-up test fails with fips=1", c.reason)
+        _, c = self.verdict(checks, debug=True)
+        self.assertEqual(c.status, "fail")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make check and its ACVP step: check() runs the verb acvp on the
+project's copy of NIST's samples (vectors/acvp), and what that verb
+judges decides make check's outcome.  The verbs are run in this process
+instead of a subprocess each: every verb but acvp succeeds with no checks
+of its own; acvp parses check's own command line, runs on a cut of the
+project's samples (the whole copy takes the host model some 20 s) with a
+guest that answers as the host model does, or with one answer flipped,
+and no kernel.  A flipped answer, or a flipped expected result, must fail
+make check; the step cannot pass when the verb wrote nothing."""
+
+import contextlib
+import io
+import os
+import shutil
+import tempfile
+import unittest
+from unittest import mock
+
+from harness import __main__ as cli
+from harness.base import config, files
+from harness.stages import acvp, check
+
+from ..judges.acvp_files import cut_set, entries_of, flip, small_set, write_set
+from .test_acvp import fake_registration, guest
+
+SET = "hashDRBG-1.0"
+
+
+class AcvpStepTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.vec = os.path.join(self.tmp, "vectors")
+        self.prompt, self.exp, self.val = cut_set(SET, [1, 2, 12], 3)
+        write_set(self.vec, SET, self.prompt, self.exp, self.val)
+        write_set(self.vec, "SHA3-256-2.0", small_set("SHA3-256-2.0", [1, 2], 20))
+        self.report = os.path.join(self.tmp, "conformance", "report.json")
+        for name, value in (("OUT", os.path.join(self.tmp, "check")),
+                            ("REPORT", self.report)):
+            mock.patch.object(check, name, value).start()
+        mock.patch.object(check, "run", self.run_verb).start()
+        mock.patch.object(acvp, "say").start()
+        mock.patch.object(acvp.qemu, "stop_all").start()
+        mock.patch.object(acvp, "registration", fake_registration).start()
+        self.boot, self.acvp_argv = guest(), []
+
+    def tearDown(self):
+        mock.patch.stopall()
+        shutil.rmtree(self.tmp)
+
+    def run_verb(self, cmd):
+        """A verb of check's, as its process would run it: (exit status, s)."""
+        if cmd[:3] != [config.PY, "-m", "harness"]:
+            return 0, 0.0
+        args = cli.parser().parse_args(cmd[3:])
+        if args.verb == "conform":
+            os.makedirs(os.path.dirname(self.report), exist_ok=True)
+            files.write_json(self.report, {"schema": 1, "started": "now", "checks": [],
+                                           "summary": {}})
+        elif args.verb == "acvp":
+            self.acvp_argv.append(cmd[3:])
+            args.dir, args.out = self.vec, os.path.join(self.tmp, "acvp")
+            with mock.patch.object(acvp, "boot", self.boot):
+                try:
+                    return args.func(args), 0.0
+                except SystemExit:
+                    return 1, 0.0
+        elif getattr(args, "json", None):
+            files.write_json(args.json, [])
+        return 0, 0.0
+
+    def make_check(self):
+        """check()'s exit status and its failed check ids."""
+        with contextlib.redirect_stdout(io.StringIO()):
+            rc = check.check(None)
+        rep = files.read_json(self.report)
+        return rc, sorted(c["id"] for c in rep["checks"] if c["status"] == "fail")
+
+    def test_make_check_runs_acvp_on_the_projects_copy(self):
+        rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (0, []))
+        self.assertEqual(len(self.acvp_argv), 1)
+        argv = self.acvp_argv[0]
+        self.assertEqual(argv[:3], ["acvp", "--dir", config.top("vectors/acvp")])
+        self.assertIn("--json", argv)
+        rep = files.read_json(self.report)
+        total = next(c for c in rep["checks"] if c["id"] == "acvp.total")
+        self.assertEqual(total["status"], "pass")
+        self.assertGreater(total["counts"]["answered"], 0)
+
+    def test_a_flipped_answer_fails_make_check(self):
+        def flipping(pack, meta, workdir, accel):
+            i = entries_of(meta, set=SET, kind="drbg")[1]
+            self.flipped = meta["entries"][i]
+            return guest(wrong={i})(pack, meta, workdir, accel)
+        self.boot = flipping
+        rc, failed = self.make_check()
+        self.assertEqual(rc, 1)
+        self.assertEqual(failed, ["acvp.hashdrbg-1-0.tg" + str(self.flipped["tgId"]),
+                                  "acvp.hashdrbg-1-0.validation", "acvp.total"])
+
+    def test_a_flipped_expected_result_fails_make_check(self):
+        t = self.exp["testGroups"][0]["tests"][0]
+        t["returnedBits"] = flip(t["returnedBits"])
+        write_set(self.vec, SET, self.prompt, self.exp, self.val)
+        rc, failed = self.make_check()
+        self.assertEqual(rc, 1)
+        self.assertIn("acvp.hashdrbg-1-0.validation", failed)
+        self.assertIn("acvp.total", failed)
+
+    def test_a_verb_that_writes_nothing_fails_the_step(self):
+        def broken(*a):
+            raise SystemExit("acvp: the guest did not boot")
+        self.boot = broken
+        rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (1, ["acvp.total"]))
+
+
+if __name__ == "__main__":
+    unittest.main()
