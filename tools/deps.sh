@@ -25,6 +25,7 @@ build_pkgs=(
 book_pkgs=(
 	pandoc texlive-latex-recommended texlive-latex-extra
 	texlive-fonts-recommended lmodern chromium python3-matplotlib
+	poppler-utils
 )
 
 case "$group" in

@@ -22,6 +22,7 @@ start-up test, allocation and the glue are in test_jitter_health.py.
 
 import hashlib
 import math
+from decimal import Decimal, getcontext
 import os
 import random
 import re
@@ -383,12 +384,53 @@ class ConditioningTest(unittest.TestCase):
         self.assertGreaterEqual(model.BLOCK_WORDS * 64 * min(0.999, 5 / 7), need - 1e-9)
         self.assertLess(6 * 64 * (5 / 6 - 1e-6), need)
 
+    def test_output_entropy_of_a_block(self):
+        """SP 800-90B 3.1.5.1.2: Output_Entropy of SHA3-256 over the chain and
+        seven words is full entropy (1 - 2^-32 per bit) for h_in = 320, not 256."""
+        n_in = 8 * (model.BLOCK_BYTES + 8 * model.BLOCK_WORDS)
+        n_out = nw = 8 * model.BLOCK_BYTES
+        full = n_out * (1 - Decimal(2) ** -32)
+        self.assertEqual(n_in, 704)
+        self.assertGreaterEqual(output_entropy(n_in, n_out, nw, n_out + 64), full)
+        self.assertLess(output_entropy(n_in, n_out, nw, n_out), full)
+        self.assertLess(output_entropy(n_in, n_out, nw, 128), 129)
+
+    def test_block_takes_320_unbiased_bits(self):
+        """A block hashes at least n_out + 64 = 320 unbiased bits, each from a
+        pair of non-stuck raw samples (640 samples), measured on the model
+        that the C core matches bit for bit."""
+        for seed in range(6):
+            t0, segs = jittery(300 + seed)
+            ec = model.Collector(model.Timer(t0, segs))
+            kept, orig = [], ec.unbiased_bit
+
+            def unbiased_bit():
+                lv, bit = orig()
+                kept.append(bit is not None and not lv)
+                return lv, bit
+            ec.unbiased_bit = unbiased_bit
+            self.assertEqual(ec.read(32)[0], 0)
+            self.assertGreaterEqual(sum(kept), 8 * model.BLOCK_BYTES + 64, f"timer {seed}")
+
     def test_hash_failure_is_reported(self):
         t0, segs = jittery(16)
         out = drive(self, timer_lines(t0, segs) + ["new 1 0", "hashfail 1", "read 16"])
         ret, data = out[1].split()[1:3]
         self.assertEqual(int(ret), -1)
         self.assertEqual(data, "00" * 16)
+
+
+def output_entropy(n_in, n_out, nw, h_in):
+    """SP 800-90B 3.1.5.1.2, in 200-digit decimals."""
+    getcontext().prec = 200
+    two = Decimal(2)
+    p_high = two ** -h_in
+    p_low = (1 - p_high) / (two ** n_in - 1)
+    n = min(n_out, nw)
+    psi = two ** (n_in - n) * p_low + p_high
+    u = two ** (n_in - n) + (2 * n * two ** (n_in - n) * two.ln()).sqrt()
+    omega = u * p_low
+    return -max(psi, omega).ln() / two.ln()
 
 
 class ReadTest(unittest.TestCase):
