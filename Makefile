@@ -36,7 +36,7 @@ export VECTORS
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
 	kernel-debug conform-debug teeth mutants-harness bisect modules-check i386check \
-	examples assess entropy-kat acvp-registration acvp
+	examples assess entropy-kat entropy acvp-registration acvp
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -150,6 +150,12 @@ assess: deps
 
 entropy-kat: deps
 	@$(H) entropy-kat
+
+# Raw noise of the Jitter RNG (ours in user space and in the test kernel,
+# 6.1's in user space), SP 800-90B assessed; writes build/entropy/ (see
+# harness/stages/entropy.py).  ACCEL=kvm for a lab's own hardware.
+entropy: kernel
+	@$(H) entropy --accel $(ACCEL)
 
 # The book: HTML and PDF in build/book; book-check renders it and writes
 # build/book/book-checks.json.  The worked example's data and the

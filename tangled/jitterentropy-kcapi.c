@@ -70,8 +70,63 @@ static void jent_testhook_stop_clock(bool stop)
 	WRITE_ONCE(jent_testhook_clock_stopped, stop);
 }
 
+static const u64 *jent_testhook_period_deltas;
+static unsigned int jent_testhook_period;
+static unsigned int jent_testhook_period_reads;
+static u64 jent_testhook_period_now;
+
+/**
+ * jent_testhook_periodic_clock() - script a periodic timer
+ * @deltas:	the deltas of one period, or NULL to give the clock back
+ * @period:	how many there are
+ *
+ * Test only.  From now on measurement i of the core, counted from the
+ * call, measures the delta @deltas[i % @period]: the clock advances by 1
+ * at the first read of a measurement, by the delta less 1 at the second
+ * (the time stamp) and not at the third.
+ */
+void jent_testhook_periodic_clock(const u64 *deltas, unsigned int period)
+{
+	WRITE_ONCE(jent_testhook_period, 0);
+	jent_testhook_period_deltas = deltas;
+	jent_testhook_period_reads = 0;
+	jent_testhook_period_now = random_get_entropy() ?: ktime_get_ns();
+	WRITE_ONCE(jent_testhook_period, deltas ? period : 0);
+}
+EXPORT_SYMBOL_GPL(jent_testhook_periodic_clock);
+
+static bool jent_testhook_periodic_time(u64 *out)
+{
+	unsigned int period = READ_ONCE(jent_testhook_period);
+	unsigned int r;
+
+	if (!period)
+		return false;
+	r = jent_testhook_period_reads++;
+	if (r % 3 == 0)
+		jent_testhook_period_now += 1;
+	else if (r % 3 == 1)
+		jent_testhook_period_now +=
+			jent_testhook_period_deltas[(r / 3) % period] - 1;
+	*out = jent_testhook_period_now;
+	return true;
+}
+
+/**
+ * jent_testhook_startup_test() - run the start-up test again
+ *
+ * Test only.  Returns its code: 0 when it passes.
+ */
+int jent_testhook_startup_test(void)
+{
+	return jent_entropy_init(NULL);
+}
+EXPORT_SYMBOL_GPL(jent_testhook_startup_test);
+
 static bool jent_testhook_time(u64 *out)
 {
+	if (jent_testhook_periodic_time(out))
+		return true;
 	if (!READ_ONCE(jent_testhook_clock_stopped))
 		return false;
 	*out = jent_testhook_frozen;
@@ -421,13 +476,16 @@ static int __init jent_mod_init(void)
 	}
 	jent_testhook_arm_at_load();
 	ret = crypto_register_rng(&jent_alg);
-	if (!ret)
+	if (!ret) {
 		jent_testhook_debugfs_init();
+		jent_testing_init();
+	}
 	return ret;
 }
 
 static void __exit jent_mod_exit(void)
 {
+	jent_testing_exit();
 	jent_testhook_debugfs_exit();
 	crypto_unregister_rng(&jent_alg);
 }

@@ -52,7 +52,7 @@ typedef unsigned char u8;
 #define JENT_STIR_CONSTANT	0x67452301efcdab89ULL
 #define JENT_STIR_MIXER		0x98badcfe10325476ULL
 #define JENT_BLOCK_BYTES	32
-#define JENT_BLOCK_WORDS	5
+#define JENT_BLOCK_WORDS	7
 #define JENT_RCT_CUTOFF			31
 #define JENT_RCT_CUTOFF_PERMANENT	61
 #define JENT_APT_WINDOW			512
@@ -61,6 +61,12 @@ typedef unsigned char u8;
 #define JENT_MAX_OSR		16
 #define JENT_STARTUP_WARMUP	100
 #define JENT_STARTUP_SAMPLES	1024
+#define JENT_LAG_HISTORY		8
+#define JENT_LAG_WINDOW			131072
+#define JENT_LAG_RUN_CUTOFF		47
+#define JENT_LAG_RUN_CUTOFF_PERMANENT	77
+#define JENT_LAG_COUNT_CUTOFF		66621
+#define JENT_LAG_COUNT_CUTOFF_PERMANENT	67121
 
 #define JENT_HEALTH_OK			0
 #define JENT_HEALTH_INTERMITTENT	1
@@ -74,6 +80,12 @@ struct jent_health {
 	unsigned int apt_count;		/* deltas equal to apt_base */
 	unsigned int apt_seen;		/* deltas seen in the window */
 	unsigned int vn_misses;		/* pairs in a row without a bit */
+	u64 lag_history[JENT_LAG_HISTORY];	/* the last deltas, a ring */
+	unsigned int lag_score[JENT_LAG_HISTORY]; /* right guesses per lag */
+	unsigned int lag_best;		/* the best lag, minus one */
+	unsigned int lag_run;		/* right guesses in a row */
+	unsigned int lag_count;		/* right guesses in the window */
+	unsigned int lag_seen;		/* deltas seen in the window */
 };
 
 struct rand_data {
@@ -212,18 +224,76 @@ static int jent_apt_insert(struct jent_health *h, u64 delta)
 	return level;
 }
 
+static u64 jent_lag_past(const struct jent_health *h, unsigned int lag)
+{
+	return h->lag_history[(h->lag_seen - lag) % JENT_LAG_HISTORY];
+}
+
+static void jent_lag_score(struct jent_health *h, u64 delta)
+{
+	unsigned int i;
+
+	for (i = 0; i < JENT_LAG_HISTORY; i++) {
+		if (jent_lag_past(h, i + 1) != delta)
+			continue;
+		h->lag_score[i]++;
+		if (h->lag_score[i] > h->lag_score[h->lag_best])
+			h->lag_best = i;
+	}
+}
+
+static void jent_lag_reset(struct jent_health *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < JENT_LAG_HISTORY; i++)
+		h->lag_score[i] = 0;
+	h->lag_best = 0;
+	h->lag_run = 0;
+	h->lag_count = 0;
+	h->lag_seen = 0;
+}
+
+static int jent_lag_insert(struct jent_health *h, u64 delta)
+{
+	int run, count, level = JENT_HEALTH_OK;
+
+	if (h->lag_seen >= JENT_LAG_HISTORY) {
+		if (jent_lag_past(h, h->lag_best + 1) == delta) {
+			h->lag_run++;
+			h->lag_count++;
+		} else {
+			h->lag_run = 0;
+		}
+		run = jent_health_level(h->lag_run, JENT_LAG_RUN_CUTOFF,
+					JENT_LAG_RUN_CUTOFF_PERMANENT);
+		count = jent_health_level(h->lag_count, JENT_LAG_COUNT_CUTOFF,
+					  JENT_LAG_COUNT_CUTOFF_PERMANENT);
+		level = run > count ? run : count;
+		jent_lag_score(h, delta);
+	}
+	h->lag_history[h->lag_seen % JENT_LAG_HISTORY] = delta;
+	if (++h->lag_seen == JENT_LAG_WINDOW)
+		jent_lag_reset(h);
+	return level;
+}
+
 static int jent_health_insert(struct jent_health *h, u64 delta)
 {
-	int rct = jent_rct_insert(h, delta);
+	int level = jent_rct_insert(h, delta);
 	int apt = jent_apt_insert(h, delta);
+	int lag = jent_lag_insert(h, delta);
 
-	return rct > apt ? rct : apt;
+	if (apt > level)
+		level = apt;
+	return lag > level ? lag : level;
 }
 
 static int jent_sample(struct rand_data *ec, u64 *bit, int *stuck)
 {
 	u64 delta = jent_measure_jitter(ec, bit);
 
+	jent_testing_store_raw(delta);
 	*stuck = jent_stuck(ec, delta);
 	return jent_health_insert(&ec->health, delta);
 }

@@ -53,6 +53,22 @@ struct jent_startup_stats {
 
 #ifdef CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS
 void jent_testhook_fail_next_read(int kind);
+void jent_testhook_periodic_clock(const u64 *deltas, unsigned int period);
+int jent_testhook_startup_test(void);
+#endif
+
+/*
+ * The raw noise test interface (CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE,
+ * jitterentropy-testing.c): every raw sample, for an SP 800-90B assessment.
+ */
+#ifdef CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE
+void jent_testing_store_raw(u64 delta);
+void jent_testing_init(void);
+void jent_testing_exit(void);
+#else
+#define jent_testing_store_raw(delta) do { } while (0)
+static inline void jent_testing_init(void) { }
+static inline void jent_testing_exit(void) { }
 #endif
 
 struct rand_data;

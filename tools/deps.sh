@@ -19,12 +19,13 @@ pkg=$(awk '$1 == "base" { print $2 }' tangle.conf)
 
 build_pkgs=(
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
-	git python3 python3-ply python3-git python3-cryptography
+	git python3 python3-ply python3-git python3-cryptography python3-numpy
 	noweb qemu-system-x86 qemu-system-data qemu-user gcc-multilib
 )
 book_pkgs=(
 	pandoc texlive-latex-recommended texlive-latex-extra
 	texlive-fonts-recommended lmodern chromium python3-matplotlib
+	poppler-utils
 )
 
 case "$group" in

@@ -48,6 +48,10 @@ void run_checks(const char *mode)
 	}
 	if (!strcmp(mode, "idle"))
 		return;
+	if (!strcmp(mode, "entropy")) {
+		run_entropy();	/* raw noise for make entropy (entropy.c) */
+		return;
+	}
 	if (!strcmp(mode, "bench")) {
 		run_bench();	/* timings for make bench (bench.c), no checks */
 		return;

@@ -29,4 +29,7 @@ void run_acvp(const char *pack_path);
 /* Boot mode "bench": timings for make bench, no checks (bench.c). */
 void run_bench(void);
 
+/* Boot mode "entropy": the Jitter RNG's raw noise for make entropy (entropy.c). */
+void run_entropy(void);
+
 #endif

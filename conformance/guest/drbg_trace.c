@@ -4,8 +4,9 @@
  * the 22 DRBG instances, twice (the Jitter RNG's output replaced by the
  * pattern 0x5a, and the real Jitter RNG), ask /sys/kernel/debug/drbg_cavp/
  * trace to instantiate, reseed and generate, and print every seeding's
- * bytes and the output as one JSON record.  The host checks the layout
- * and recomputes the output with its own SP 800-90A model
+ * bytes, the output, and the DRBG's V and C right after instantiation as
+ * one JSON record.  The host checks the layout and recomputes the state
+ * and the output with its own SP 800-90A model
  * (harness/judges/seed_trace.py).
  */
 #include "checks.h"
@@ -22,7 +23,8 @@
 
 #define TRACE_PATH	"/sys/kernel/debug/drbg_cavp/trace"
 #define TRACE_OUTLEN	64
-#define REPLY_MAX	(16 + 8 * (12 + 256) + 4 + 4096)
+#define STATE_MAX	128
+#define REPLY_MAX	(16 + 8 * (12 + 256) + 4 + 4096 + 4 + 2 * STATE_MAX)
 
 static const char trace_pers[] = "conformance trace personalization";
 static const char trace_addtl[] = "conformance trace additional input";
@@ -34,9 +36,9 @@ static int trace_one(const char *driver, int pattern)
 	size_t total = 88 + pl + al, off;
 	static uint8_t req[512], reply[REPLY_MAX];
 	static char line[16384], h[2 * 4096 + 1];
-	uint32_t nseeds, i;
+	uint32_t nseeds, i, outlen, slen = 0;
 	int fd, err;
-	ssize_t n;
+	ssize_t n, got;
 
 	memset(req, 0, sizeof(req));
 	memcpy(req, "DCT1", 4);
@@ -57,9 +59,9 @@ static int trace_one(const char *driver, int pattern)
 		close(fd);
 		return err ? err : -EIO;
 	}
-	n = pread(fd, reply, sizeof(reply), 0);
+	got = pread(fd, reply, sizeof(reply), 0);
 	close(fd);
-	if (n < 20 || memcmp(reply, "DTR1", 4))
+	if (got < 20 || memcmp(reply, "DTR1", 4))
 		return -EPROTO;
 	err = (int32_t)get_le32(reply + 4);
 	nseeds = get_le32(reply + 12);
@@ -82,8 +84,19 @@ static int trace_one(const char *driver, int pattern)
 					i ? "," : "", reseed, len, h);
 		n += 12 + stored;
 	}
-	hex_encode(h, reply + n + 4, get_le32(reply + n));
-	snprintf(line + off, sizeof(line) - off, "],\"out\":\"%s\"}", h);
+	outlen = get_le32(reply + n);
+	hex_encode(h, reply + n + 4, outlen);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "],\"out\":\"%s\"", h);
+	n += 4 + outlen;
+	if (n + 4 <= got)
+		slen = get_le32(reply + n);
+	if (slen <= STATE_MAX && n + 4 + 2 * (ssize_t)slen <= got) {
+		hex_encode(h, reply + n + 4, slen);
+		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"v\":\"%s\"", h);
+		hex_encode(h, reply + n + 4 + slen, slen);
+		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"c\":\"%s\"", h);
+	}
+	snprintf(line + off, sizeof(line) - off, "}");
 	report_line("%s", line);
 	return err;
 }

@@ -33,6 +33,19 @@ static void hex(const unsigned char *p, size_t n)
 		printf("%02x", p[i]);
 }
 
+/* The lag predictor's state: history, scores, best, run, count, seen. */
+static void print_lag(const struct jent_health *h)
+{
+	unsigned int i;
+
+	printf(" lag=");
+	for (i = 0; i < JENT_LAG_HISTORY; i++)
+		printf("%llu,", h->lag_history[i]);
+	for (i = 0; i < JENT_LAG_HISTORY; i++)
+		printf("%u,", h->lag_score[i]);
+	printf("%u,%u,%u,%u", h->lag_best, h->lag_run, h->lag_count, h->lag_seen);
+}
+
 static void print_state(const struct rand_data *ec)
 {
 	const struct jent_health *h = &ec->health;
@@ -40,14 +53,41 @@ static void print_state(const struct rand_data *ec)
 	printf("state data=%llu block=", ec->data);
 	hex(ec->block, sizeof(ec->block));
 	printf(" prev=%llu ld=%llu ld2=%llu loc=%u osr=%u rct_last=%llu rct_run=%u"
-	       " apt_base=%llu apt_count=%u apt_seen=%u vn=%u failed=%d reads=%llu mem=",
+	       " apt_base=%llu apt_count=%u apt_seen=%u vn=%u failed=%d reads=%llu",
 	       ec->prev_time, ec->last_delta, ec->last_delta2, ec->memlocation,
 	       ec->osr, h->rct_last, h->rct_run, h->apt_base, h->apt_count,
 	       h->apt_seen, h->vn_misses, ec->failed, shim_timer_reads());
+	print_lag(h);
+	printf(" mem=");
 	if (ec->mem)
 		hex(ec->mem, JENT_MEMORY_SIZE);
 	else
 		printf("none");
+	printf("\n");
+}
+
+/*
+ * hfeed N K D1 .. DK: N deltas D1 .. DK, D1 .. DK, ... into the health
+ * tests of a fresh collector's counters; prints how many samples got each
+ * level, then the counters.
+ */
+static void hfeed(void)
+{
+	static struct jent_health h;
+	static unsigned long long d[1 << 16];
+	unsigned long n = strtoul(strtok(NULL, " \n"), NULL, 0), i;
+	unsigned long k = strtoul(strtok(NULL, " \n"), NULL, 0);
+	unsigned long lv[3] = { 0 };
+
+	memset(&h, 0, sizeof(h));
+	for (i = 0; i < k && i < sizeof(d) / sizeof(d[0]); i++)
+		d[i] = strtoull(strtok(NULL, " \n"), NULL, 0);
+	for (i = 0; k && i < n; i++)
+		lv[jent_health_insert(&h, d[i % k])]++;
+	printf("hfeed ok=%lu intermittent=%lu permanent=%lu rct_last=%llu rct_run=%u"
+	       " apt_base=%llu apt_count=%u apt_seen=%u", lv[0], lv[1], lv[2],
+	       h.rct_last, h.rct_run, h.apt_base, h.apt_count, h.apt_seen);
+	print_lag(&h);
 	printf("\n");
 }
 
@@ -159,6 +199,8 @@ int main(void)
 			printf("stuck %d\n", jent_stuck(ec, a));
 		} else if (!strcmp(tok, "setpool")) {
 			ec->data = strtoull(strtok(NULL, " \n"), NULL, 0);
+		} else if (!strcmp(tok, "hfeed")) {
+			hfeed();
 		} else if (!strcmp(tok, "sha3")) {
 			char *h = strtok(NULL, " \n");
 			size_t n = h ? strlen(h) / 2 : 0, i;

@@ -80,7 +80,7 @@ MACHINES = {"x86_64": ("qemu-system-x86_64", CPU_TCG),
 
 
 def build_argv(kernel, initrd, append, console, results, accel="tcg", smp=2,
-               mem=1024, cpu=None, arch="x86_64"):
+               mem=1024, cpu=None, arch="x86_64", data=None):
     binary, tcg_cpu = MACHINES[arch]
     if accel == "kvm":
         accel_args = ["-accel", "kvm", "-cpu", cpu or "host,-rdrand,-rdseed"]
@@ -92,21 +92,29 @@ def build_argv(kernel, initrd, append, console, results, accel="tcg", smp=2,
         "-display", "none", "-monitor", "none", "-no-reboot",
         "-kernel", kernel, "-initrd", initrd, "-append", append,
         "-serial", f"file:{console}", "-serial", f"file:{results}"]
+    if data:
+        # Bulk binary data (the entropy boot's raw samples), kept apart from
+        # the JSON lines of the results channel: QEMU's debug console on
+        # I/O port 0xe9, which /init writes with outsb.  A serial port
+        # would do, but QEMU paces it at the line rate (about 11 KB/s).
+        argv += ["-chardev", f"file,id=data,path={data}",
+                 "-device", "isa-debugcon,iobase=0xe9,chardev=data"]
     if os.path.exists(QBOOT):
         argv[1:1] = ["-bios", QBOOT]
     return argv
 
 
 def boot(name, kernel, initrd, append, outdir, timeout, accel="tcg", smp=2,
-         mem=1024, expect="end", arch="x86_64"):
-    """Run one boot; expect is "end" (the guest ends it) or "panic"."""
+         mem=1024, expect="end", arch="x86_64", data=None):
+    """Run one boot; expect is "end" (the guest ends it) or "panic"; data,
+    a file for the guest's debug console port 0xe9 (binary data)."""
     os.makedirs(outdir, exist_ok=True)
     b = Boot(name, None, outdir)
-    for f in (b.console, b.results):
-        if os.path.exists(f):
+    for f in (b.console, b.results, data):
+        if f and os.path.exists(f):
             os.unlink(f)
     b.argv = build_argv(kernel, initrd, append, b.console, b.results,
-                        accel=accel, smp=smp, mem=mem, arch=arch)
+                        accel=accel, smp=smp, mem=mem, arch=arch, data=data)
     t0 = time.time()
     with _lock:
         if _closed.is_set():

@@ -10,10 +10,18 @@ read back from an earlier report); write_all() stores their JSON form:
 
 import json
 import os
+import re
+import secrets
 import xml.etree.ElementTree as ET
 
 from . import files
 from .checks import Check, summarize
+
+
+def new_id(started):
+    """A report's id: its start time and six random hex digits, e.g.
+    R20261203T164453-3fa9c1 (the book's title page names it)."""
+    return "R" + re.sub(r"[^0-9T]", "", started)[:15] + "-" + secrets.token_hex(3)
 
 
 def write_json(report, path):
@@ -26,7 +34,8 @@ def _cell(text):
 
 def write_markdown(report, path):
     s = report["summary"]
-    out = [f"# Conformance report ({report['started']})", "",
+    rid = f"{report['id']} " if report.get("id") else ""
+    out = [f"# Conformance report {rid}({report['started']})", "",
            f"**{s['passed']} passed, {s['failed']} failed, {s['skipped']} skipped** "
            f"of {s['total']} checks.", ""]
     k = report.get("kernel", {})

@@ -3,15 +3,33 @@
 
 A requirement is a pandoc fenced div in the prose:
 
-  ::: {.requirement #req-ID source="..." impl="chunk; chunk" tests="check; check"}
+  ::: {.requirement #req-ID clause="..." source="..." impl="chunk; chunk" tests="check; check"}
   text
   :::
 
-Optional attributes: accepted="reason" marks a gap (no chunk or no test)
-as accepted, with the reason shown in the traceability matrix.
+clause: the clause it meets, precisely (document, section, step; IG
+number), several separated by ";": "SP 800-90A Rev. 1 9.3.1 step 7",
+"FIPS 140-3 IG 9.3.A"; or, for a requirement no standard asks for, where
+it comes from alone: "2015 series only (...)" or "port decision (...)"
+(clause_problem() says what is accepted).  source: where it comes from
+(the 2015 series' patch, a port decision, parity with 6.1).  tests: check
+ids without the prefix a boot gives them (debug., fips., nojent.,
+modules.): the matrix shows every prefixed instance of each.  Optional
+attributes: accepted="reason" marks a gap (no chunk or no test) as
+accepted, with the reason shown in the traceability matrix.
 """
 
 import re
+
+# The prefixes a boot gives the ids of its checks (plan.py: a boot's
+# "prefix", or its kernel variant when that is not "test").
+PREFIXES = ("debug", "fips", "nojent", "modules")
+
+# The documents a clause may cite, as the bibliography names them.
+DOCUMENTS = ("SP 800-90A Rev. 1", "SP 800-90B", "SP 800-90C", "FIPS 140-3 IG",
+             "FIPS 140-3", "FIPS 202", "NIST IR 8427", "ACVP DRBG", "ACVP SHA-3")
+SECTION = re.compile(r"^(?:\d+(?:\.\d+)*(?:\.[A-Z])?|Table \d+|Annex [A-Z])\b")
+ORIGIN_ONLY = ("2015 series only", "port decision")
 
 HEAD = re.compile(r"^::: \{\.requirement #req-([A-Za-z0-9-]+)((?: [a-z]+=\"[^\"]*\")*)\}\s*$")
 ATTR = re.compile(r'([a-z]+)="([^"]*)"')
@@ -22,6 +40,7 @@ class Requirement:
         self.id = rid
         self.where = where
         self.source = attrs.get("source", "")
+        self.clause = attrs.get("clause")
         self.impl = [c.strip() for c in attrs.get("impl", "").split(";") if c.strip()]
         self.tests = [t.strip() for t in attrs.get("tests", "").split(";") if t.strip()]
         self.accepted = attrs.get("accepted")
@@ -58,6 +77,35 @@ def read(sources):
             raise ValueError(f"{r.where}: requirement #req-{r.id} also at {seen[r.id]}")
         seen[r.id] = r.where
     return reqs
+
+
+def clause_problem(clause):
+    """None when a clause attribute cites precisely, else what is wrong."""
+    if clause is None:
+        return "no clause attribute"
+    items = [c.strip() for c in clause.split(";")]
+    if not any(items):
+        return "an empty clause"
+    for item in items:
+        if item.startswith(ORIGIN_ONLY):
+            if len(items) > 1:
+                return f"{item!r} cannot stand beside a clause"
+            continue
+        doc = next((d for d in DOCUMENTS if item == d or item.startswith(d + " ")),
+                   None)
+        if doc is None:
+            return (f"{item!r} names no document of the bibliography ("
+                    + ", ".join(DOCUMENTS) + ") and is not "
+                    + " or ".join(repr(o) for o in ORIGIN_ONLY))
+        if not SECTION.match(item[len(doc):].strip()):
+            return f"{item!r} gives no section, table or IG number after {doc!r}"
+    return None
+
+
+def split_prefix(check_id):
+    """("debug", "kunit.x.y") for "debug.kunit.x.y"; ("", id) without a prefix."""
+    head, _, rest = check_id.partition(".")
+    return (head, rest) if head in PREFIXES and rest else ("", check_id)
 
 
 def by_test(reqs):

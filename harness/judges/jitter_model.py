@@ -19,10 +19,13 @@ ACC_BITS, FOLD_BITS = 7, 4
 STIR_CONSTANT = 0x67452301EFCDAB89
 STIR_MIXER = 0x98BADCFE10325476
 LFSR_TAPS = (63, 60, 55, 30, 27, 22)
-BLOCK_BYTES, BLOCK_WORDS = 32, 5
+BLOCK_BYTES, BLOCK_WORDS = 32, 7
 RCT_CUT, RCT_CUT_PERM = 31, 61
 APT_WINDOW, APT_CUT, APT_CUT_PERM = 512, 325, 355
 VN_CUT, VN_CUT_PERM = 156, 312
+LAG_HISTORY, LAG_WINDOW = 8, 131072
+LAG_RUN_CUT, LAG_RUN_CUT_PERM = 47, 77
+LAG_COUNT_CUT, LAG_COUNT_CUT_PERM = 66621, 67121
 WARMUP, SAMPLES = 100, 1024
 MAX_OSR = 16
 DISABLE_MEMORY_ACCESS = 1 << 2
@@ -120,6 +123,39 @@ class Health:
         self.rct_last = self.rct_run = 0
         self.apt_base = self.apt_count = self.apt_seen = 0
         self.vn = 0
+        self.lag_hist = [0] * LAG_HISTORY
+        self.lag_reset()
+
+    def lag_reset(self):
+        self.lag_score = [0] * LAG_HISTORY
+        self.lag_best = self.lag_run = self.lag_count = self.lag_seen = 0
+
+    def lag(self, delta):
+        """The lag predictor test: once LAG_HISTORY deltas are known, guess
+        that this delta equals the one lag_best + 1 back; count right guesses
+        in a row and in the window; then score every lag 1..8 on this delta
+        (a lag takes the lead only with strictly more right guesses)."""
+        lv = OK
+        if self.lag_seen >= LAG_HISTORY:
+            past = [self.lag_hist[(self.lag_seen - k) % LAG_HISTORY]
+                    for k in range(1, LAG_HISTORY + 1)]
+            if past[self.lag_best] == delta:
+                self.lag_run += 1
+                self.lag_count += 1
+            else:
+                self.lag_run = 0
+            lv = max(level(self.lag_run, LAG_RUN_CUT, LAG_RUN_CUT_PERM),
+                     level(self.lag_count, LAG_COUNT_CUT, LAG_COUNT_CUT_PERM))
+            for i, v in enumerate(past):
+                if v == delta:
+                    self.lag_score[i] += 1
+                    if self.lag_score[i] > self.lag_score[self.lag_best]:
+                        self.lag_best = i
+        self.lag_hist[self.lag_seen % LAG_HISTORY] = delta
+        self.lag_seen += 1
+        if self.lag_seen == LAG_WINDOW:
+            self.lag_reset()
+        return lv
 
     def insert(self, delta):
         if self.rct_run and delta == self.rct_last:
@@ -135,7 +171,7 @@ class Health:
         apt = level(self.apt_count, APT_CUT, APT_CUT_PERM)
         if self.apt_seen == APT_WINDOW:
             self.apt_seen = 0
-        return max(rct, apt)
+        return max(rct, apt, self.lag(delta))
 
 
 class Collector:
@@ -240,7 +276,10 @@ class Collector:
                 "ld": self.ld, "ld2": self.ld2, "loc": self.loc, "osr": self.osr,
                 "rct_last": h.rct_last, "rct_run": h.rct_run,
                 "apt_base": h.apt_base, "apt_count": h.apt_count,
-                "apt_seen": h.apt_seen, "vn": h.vn, "failed": int(self.failed),
+                "apt_seen": h.apt_seen, "vn": h.vn,
+                "lag": ",".join(str(x) for x in h.lag_hist + h.lag_score +
+                                [h.lag_best, h.lag_run, h.lag_count, h.lag_seen]),
+                "failed": int(self.failed),
                 "reads": self.timer.reads,
                 "mem": self.mem.hex() if self.mem is not None else "none"}
 

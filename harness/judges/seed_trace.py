@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Seed material of real seedings, recorded by the guest (drbg_trace.c).
+"""Seed material of real seedings, recorded by the guest (drbg_trace.c),
+and the DRBG's state right after instantiation.
 
 For each DRBG instance the guest instantiates, reseeds and generates
 through the test hooks, recording the bytes each seeding handed to the
@@ -78,6 +79,27 @@ def replay_trace(driver, rec):
     return mech.generate(len(rec["out"]) // 2, None)
 
 
+def instantiated_state(driver, rec):
+    """{name: (kernel's bytes, the model's bytes)} of the state right after
+    instantiation, recomputed from the first seeding; {} when the trace
+    carries no state.  Hash_DRBG: V and C; HMAC_DRBG: V and Key (the
+    kernel's C); CTR_DRBG: V only, kept one ahead by the kernel (its Key
+    lives in the cipher's key schedule)."""
+    if not rec.get("v") or not rec["seeds"]:
+        return {}
+    core, _ = drbg_model.parse_driver(driver)
+    mech = drbg_model.CORES[core]()
+    mech.instantiate(bytes.fromhex(rec["seeds"][0]["hex"]), b"", b"")
+    st = mech.state()
+    v, c = bytes.fromhex(rec["v"]), bytes.fromhex(rec["c"])
+    if "C" in st:
+        return {"V": (v[:len(st["V"])], st["V"]), "C": (c[:len(st["C"])], st["C"])}
+    if core.startswith("ctr_"):
+        ahead = ((int.from_bytes(st["V"], "big") + 1) % (1 << 128)).to_bytes(16, "big")
+        return {"V + 1": (v[:16], ahead)}
+    return {"V": (v[:len(st["V"])], st["V"]), "Key": (c[:len(st["Key"])], st["Key"])}
+
+
 def checks(recs, jent=True):
     """One check per instance from the guest's trace records: layout, and
     the output recomputed by the host's SP 800-90A model from the seeds."""
@@ -88,9 +110,16 @@ def checks(recs, jent=True):
     out = []
     for drv in sorted(by):
         problems, recomputed = [], 0
+        states = 0
         for rec in by[drv]:
             tag = "pattern" if rec["pattern"] else "real"
             problems += [f"{tag}: {x}" for x in trace_layout_problems(rec, jent)]
+            if not rec["err"]:
+                st = instantiated_state(drv, rec)
+                states += bool(st)
+                problems += [f"{tag}: {k} after instantiation is {got.hex()[:32]}... in "
+                             f"the kernel, {want.hex()[:32]}... in the host model"
+                             for k, (got, want) in st.items() if got != want]
             if not rec["err"]:
                 got = replay_trace(drv, rec)
                 recomputed += got is not None
@@ -103,7 +132,8 @@ def checks(recs, jent=True):
         out.append(Check.judge(
             f"drbg.trace.{drv}", f"{drv}: seed material of real seedings (layout, "
             "and the output recomputed from it)", problems, origin="host",
-            counts={"traces": len(by[drv]), "recomputed": recomputed},
+            counts={"traces": len(by[drv]), "recomputed": recomputed,
+                    "states_compared": states},
             details={"problems": problems[:10]}))
     return out
 

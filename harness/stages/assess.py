@@ -8,7 +8,9 @@
         run NIST's eight reference files (vectors/sp800-90b), compare
         every value with NIST's output, write the checks (a JSON list)
         to FILE and the book's table data to build/entropy/kat/summary.json;
-        exit 1 on any disagreement
+        then assess the four synthetic sources of known min-entropy
+        (judges/synthetic.py) into build/entropy/synthetic/, one check
+        each; exit 1 on any disagreement
 
 Both compile tangled/sp800-90b/assess.c (the chapter "SP 800-90B entropy
 assessment") into build/entropy/bin/assess with the host's gcc when the
@@ -23,7 +25,7 @@ import time
 
 from ..base import config, files
 from ..base.checks import Check, summarize
-from ..judges import sp80090b
+from ..judges import sp80090b, synthetic
 
 TOP = config.TOP
 SOURCE = "tangled/sp800-90b/assess.c"
@@ -32,6 +34,7 @@ CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror"]
 VECTORS = "vectors/sp800-90b"
 ASSESS_OUT = "build/entropy/assess"
 KAT_OUT = "build/entropy/kat"
+SYNTHETIC_OUT = "build/entropy/synthetic"
 SUMMARY = "build/entropy/kat/summary.json"
 
 
@@ -161,6 +164,24 @@ def kat_one(binary, stem, top=TOP, out_dir=None):
     return check, entry
 
 
+def synthetic_one(binary, name, top=TOP):
+    """Assess one synthetic source of known min-entropy: its Check."""
+    out_dir = os.path.join(top, SYNTHETIC_OUT)
+    os.makedirs(out_dir, exist_ok=True)
+    data = os.path.join(out_dir, name + ".bin")
+    json_out = os.path.join(out_dir, name + ".json")
+    with open(data, "wb") as f:
+        f.write(synthetic.samples(name))
+    if os.path.exists(json_out):
+        os.unlink(json_out)
+    rc, _, err, secs = run_assessor(binary, data, json_out)
+    if rc not in (0, 1) or not os.path.exists(json_out):
+        return synthetic.judge(name, (err.strip().splitlines() or
+                                      [f"the assessor's exit status {rc}"])[0])
+    with open(json_out, encoding="utf-8") as f:
+        return synthetic.judge(name, json.load(f), secs)
+
+
 def pin_problems(top=TOP):
     """Files of vectors/sp800-90b that differ from SHA256SUMS."""
     problems = []
@@ -205,6 +226,12 @@ def run_entropy_kat(args):
         if check.reason:
             line += f": {check.reason}"
         print(line)
+    for name in synthetic.SOURCES if binary else []:
+        check = synthetic_one(binary, name)
+        checks.append(check)
+        print(f"{check.id}: {check.status} (assessed {check.counts.get('assessed')}, "
+              f"{check.counts.get('seconds', 0):.1f} s)"
+              + (f": {check.reason}" if check.reason else ""))
     if entries:
         sp80090b.write_summary(os.path.join(TOP, SUMMARY), entries)
     json_path = args.json or os.path.join(out_dir, "checks.json")

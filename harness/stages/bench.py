@@ -44,6 +44,9 @@ import time
 
 from ..base import config, files, guest, initramfs, kbuild, kcache, proc, qemu, records
 from ..judges import cavs_pack
+from ..judges import entropy_collect as ec
+from ..judges import entropy_data as ed
+from . import assess
 from . import bench_stats as st
 from .bench_report import markdown
 from .conform import PACKAGES
@@ -328,6 +331,37 @@ class Bench:
                        "default VECTORS set, self-test record left out"}
         return agg, cavs, boots
 
+    # -- 4. entropy rate -----------------------------------------------------
+
+    def entropy_rate(self):
+        """Our core and 6.1's in user space, the collectors of make entropy,
+        one after the other with nothing else running: 1,000,000 raw
+        samples each, timed in CPU seconds, and their assessed H_I."""
+        base = os.path.join(self.out, "entropy")
+        pdir = ec.pristine_sources(kcache.ensure_pristine()[1],
+                                   os.path.join(base, "pristine-src"))
+        binary, out = assess.build(), {}
+        for name in ec.SOURCES:
+            sdir = os.path.join(base, name)
+            meta = ec.run(ec.build(name, os.path.join(base, "bin"), pdir), sdir,
+                          1000000, 0, 1000)
+            with open(os.path.join(sdir, "raw.bin"), "wb") as f:
+                f.write(ed.symbols(ed.read_deltas(os.path.join(sdir, "deltas.bin"))))
+            rc, _, err, _ = assess.run_assessor(binary, os.path.join(sdir, "raw.bin"),
+                                                os.path.join(sdir, "assessment.json"), bits=8)
+            a = files.read_json(os.path.join(sdir, "assessment.json"))
+            if rc or not a:
+                raise SystemExit(f"bench: the assessor failed on {name}: {err.strip()[:200]}")
+            per_s = meta["seq"]["samples"] / meta["seq"]["cpu_s"]
+            out[name] = {"samples": meta["seq"]["samples"], "cpu_s": meta["seq"]["cpu_s"],
+                         "wall_s": meta["seq"]["wall_s"], "blocks": meta["seq"]["blocks"],
+                         "samples_per_cpu_s": per_s, "h_i": a["assessed"],
+                         "bits_per_cpu_s": per_s * a["assessed"], "load": loadavg()}
+            say(f"entropy: {name}: H_I {a['assessed']:.3f} x {per_s:,.0f} samples/s = "
+                f"{per_s * a['assessed']:,.0f} bits per CPU second")
+        out["ratio"] = out["ours-user"]["bits_per_cpu_s"] / out["pristine-user"]["bits_per_cpu_s"]
+        return out
+
     # -- the whole run -------------------------------------------------------
 
     def run(self):
@@ -353,6 +387,9 @@ class Bench:
         t = time.time()
         res["guest"], res["cavs"], res["boots"] = self.guest(kernels)
         res["phases"]["guest_s"] = round(time.time() - t, 1)
+        t = time.time()
+        res["entropy_rate"] = self.entropy_rate()
+        res["phases"]["entropy_s"] = round(time.time() - t, 1)
         res["targets"] = (res.get("workflow", {}).get("targets", []) +
                           st.guest_targets(res["guest"]))
         res["host"]["load_end"] = loadavg()

@@ -92,6 +92,18 @@ def workflow_md(wf):
     return out + [""]
 
 
+def entropy_md(e):
+    out = ["## Entropy rate (host, user space, the collectors of make entropy)", "",
+           "| noise source | raw samples | CPU s | samples per CPU s | assessed H_I | "
+           "bits per CPU s |", "|---|---|---|---|---|---|"]
+    for name in ("ours-user", "pristine-user"):
+        v = e[name]
+        out.append(f"| {name} | {v['samples']} | {fmt(v['cpu_s'], 2)} | "
+                   f"{fmt(v['samples_per_cpu_s'], 0)} | {fmt(v['h_i'], 4)} | "
+                   f"{fmt(v['bits_per_cpu_s'], 0)} |")
+    return out + ["", f"Ours / 6.1's: {fmt(e['ratio'], 2)}.", ""]
+
+
 def markdown(res):
     out = ["# make bench", ""] + machine_lines(res) + [""] + targets_md(res)
     if res.get("guest"):
@@ -100,4 +112,6 @@ def markdown(res):
         out += cavs_md(res["cavs"])
     if res.get("workflow"):
         out += workflow_md(res["workflow"])
+    if res.get("entropy_rate"):
+        out += entropy_md(res["entropy_rate"])
     return "\n".join(out) + "\n"

@@ -13,6 +13,7 @@ each is a `python3 -m harness` verb in a process of its own):
      also with KUNIT_ALL_TESTS=y; the       host.prodconfig.kunit-all-tests-off
      production objects carry no test code  host.prodconfig.objects-without-test-code
   5. the SP 800-90B assessor on NIST's eight reference files  entropy.kat.*
+     and on four sources of known min-entropy  entropy.synthetic.*
      the host unit tests (tests/)          host.unit.*
      the mutants of the harness's verdicts, each caught by its oracle
                                            host.mutants.*
@@ -21,13 +22,17 @@ each is a `python3 -m harness` verb in a process of its own):
      (make teeth, four more builds and boots of the test kernel, is a
      target of its own: about 10 minutes, which would triple a warm
      make check)
-  7. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
+  7. make entropy: raw noise of three sources, assessed     entropy.*
+     (after the kernels: its guest needs the test kernel, and nothing
+     else may load the CPU while it times the noise)
+  8. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
                                            everything in report.json
 
 The host results are merged into build/conformance/report.json, and the
 last line printed is "N passed, N failed, N skipped", summed over all.
 """
 
+import datetime
 import os
 import subprocess
 import time
@@ -84,6 +89,8 @@ class Run:
     def __init__(self):
         self.checks, self.timings = [], {}
         self.t0 = time.time()
+        self.started = datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds")
 
     def timed(self, key, cmd):
         rc, self.timings[key] = run(cmd)
@@ -188,6 +195,9 @@ def merge(r, rep):
         return summarize(r.checks)
     ids = {c.id for c in r.checks}
     rep["checks"] = [c for c in rep["checks"] if c["id"] not in ids] + as_dicts(r.checks)
+    # The book's title page and matrix: this report holds a full run.
+    rep["full_run"] = {"by": "make check", "started": r.started,
+                       "host_checks": len(r.checks)}
     rep["check_timings_s"] = r.timings
     rep["check_duration_s"] = round(time.time() - r.t0, 1)
     for c in rep["checks"]:
@@ -219,6 +229,8 @@ def check(args):
         host_steps(r)
         rep = kernel_steps(r)
         acvp_step(r)
+        json_step(r, "entropy evidence: raw noise of three sources, SP 800-90B assessed",
+                  "entropy", ["entropy"], "entropy.run")
         book_step(r, rep)
     total = merge(r, rep)
     print(f"\ncheck: {round(time.time() - r.t0)} s "

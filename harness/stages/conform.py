@@ -20,7 +20,7 @@ from ..base import conf as confmod
 from ..base import config, files, guest, initramfs, kbuild, kcache, proc, qemu, records
 from ..base import reqs as reqsmod
 from ..base.checks import Check, validate
-from ..base.report import write_all
+from ..base.report import new_id, write_all
 from ..judges import boot as boot_judge
 from ..judges import (cavs_judge, figures, hardening, kernel_log, kmemleak, kunit,
                       proc_crypto, seed_trace, seeds)
@@ -264,8 +264,7 @@ def figure_checks(boots, args, started, release):
 def tag_requirements(checks, conf):
     req_map = reqsmod.by_test(reqsmod.read(conf.sources))
     for c in checks:
-        base = c.id.split(".", 1)[1] if c.id.startswith(PREFIXES) else c.id
-        c.requirements = reqsmod.for_check(req_map, base)
+        c.requirements = reqsmod.for_check(req_map, reqsmod.split_prefix(c.id)[1])
     for p in validate(checks):
         checks.append(Check.failed(f"harness.report.{len(checks)}", "a check record "
                                    "of this run is well formed",
@@ -284,7 +283,8 @@ def kernel_facts(version, conf, build):
 
 def report(args, started, t0, boots, checks, **facts):
     """Write report.{json,md,xml}; print the failures and the summary."""
-    rep = {"schema": 1, "started": started, "duration_s": round(time.time() - t0, 1),
+    rep = {"schema": 1, "id": new_id(started), "started": started,
+           "duration_s": round(time.time() - t0, 1),
            "host": {"nproc": os.cpu_count(), "machine": platform.machine(),
                     "cpu_model": proc.cpu_model(), "python": platform.python_version()},
            "packages": {p: proc.dpkg_version(p) for p in PACKAGES},

@@ -43,6 +43,7 @@ TEST_OPTIONS = [
     "CONFIG_CRYPTO_DRBG_KUNIT_TEST",
     "CONFIG_CRYPTO_DRBG_CAVP_DEBUGFS",
     "CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS",
+    "CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE",
     "CONFIG_CRYPTO_JITTERENTROPY_KUNIT_TEST",
     "CONFIG_CRYPTO_USER_API_RNG_CAVP",
 ]
@@ -54,11 +55,14 @@ REPORTED = ["CONFIG_CRYPTO_DRBG", "CONFIG_CRYPTO_DRBG_HASH", "CONFIG_CRYPTO_DRBG
 
 
 # What a test interface of the series leaves in an object: its symbols
-# (the DRBG's hooks and helpers, KUnit, the Jitter RNG's test hooks, the
-# debugfs test files' functions), and the names of its debugfs files.
+# (the DRBG's hooks and helpers, KUnit, the Jitter RNG's test hooks and its
+# raw noise test interface, the debugfs test files' functions), and the
+# names of its debugfs files.
 TEST_SYMBOL = re.compile(r"kunit|testhook|test_hook|^drbg_test_|^drbg_cavp|"
-                         r"^drbg_trace|^blk_(iso|lat|sync|req|gate|probe)")
-DEBUGFS_NAMES = [b"drbg_cavp", b"random_blocking", b"long_wq_latency"]
+                         r"^drbg_trace|^blk_(iso|lat|sync|req|gate|probe)|"
+                         r"^jent_testing")
+DEBUGFS_NAMES = [b"drbg_cavp", b"random_blocking", b"long_wq_latency",
+                 b"jitterentropy_testing"]
 PROD_OBJECTS = ["drivers/char/random.o", "crypto/drbg.o", "crypto/jitterentropy.o",
                 "crypto/jitterentropy-kcapi.o"]
 
@@ -252,6 +256,7 @@ def compile_objects(src, build, objs, arch, label, how):
 SERIES_OBJECTS = ["drivers/char/random.o", "drivers/char/random_blocking_kunit.o",
                   "crypto/drbg.o", "crypto/drbg_kunit.o", "crypto/drbg_cavp.o",
                   "crypto/jitterentropy.o", "crypto/jitterentropy-kcapi.o",
+                  "crypto/jitterentropy-testing.o",
                   "crypto/jitterentropy_kunit.o"]
 
 

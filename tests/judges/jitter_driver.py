@@ -113,7 +113,7 @@ def parse_state(line):
     out = {}
     for kv in line.split()[1:]:
         k, v = kv.split("=", 1)
-        out[k] = v if k in ("block", "mem") else int(v)
+        out[k] = v if k in ("block", "mem", "lag") else int(v)
     return out
 
 

@@ -22,6 +22,7 @@ start-up test, allocation and the glue are in test_jitter_health.py.
 
 import hashlib
 import math
+from decimal import Decimal, getcontext
 import os
 import random
 import re
@@ -319,8 +320,9 @@ class VonNeumannTest(unittest.TestCase):
 
     def test_one_word_needs_at_least_128_measurements(self):
         _, ec = compare_read(self, *jittery(13), [1])
-        # one block: a priming measurement, then 5 words of 64 pairs or more
-        self.assertGreaterEqual(len(ec.trace), 1 + 5 * 128)
+        # one block: a priming measurement, then 7 words of 64 pairs or more
+        self.assertEqual(model.BLOCK_WORDS, 7)
+        self.assertGreaterEqual(len(ec.trace), 1 + 7 * 128)
 
     def test_stuck_samples_are_discarded(self):
         """Replacing every stuck measurement's bit by its opposite does not
@@ -349,7 +351,7 @@ class VonNeumannTest(unittest.TestCase):
 
 
 class ConditioningTest(unittest.TestCase):
-    """Blocks are SHA3-256(previous block || five pool words)."""
+    """Blocks are SHA3-256(previous block || seven pool words)."""
 
     def test_block_is_sha3_of_chain_and_words(self):
         t0, segs = jittery(15)
@@ -367,11 +369,48 @@ class ConditioningTest(unittest.TestCase):
         msg = bytes(32) + b"".join(w.to_bytes(8, "little") for w in words)
         self.assertEqual(hashlib.sha3_256(msg).digest(), b1)
         ec.read(32)
-        msg = b1 + b"".join(w.to_bytes(8, "little") for w in words[5:])
+        self.assertEqual(len(words), 2 * model.BLOCK_WORDS)
+        msg = b1 + b"".join(w.to_bytes(8, "little") for w in words[model.BLOCK_WORDS:])
         self.assertEqual(hashlib.sha3_256(msg).digest(), b2)
 
-    def test_credited_input_is_output_plus_64(self):
-        self.assertEqual(model.BLOCK_WORDS * 64, model.BLOCK_BYTES * 8 + 64)
+    def test_words_carry_output_plus_64(self):
+        """SP 800-90B 3.1.5.2 credits a non-vetted 64-bit word with at most
+        0.999 x 64 bits and h' x 64: five words could never carry the
+        n_out + 64 = 320 bits a full-entropy block needs; seven do for any
+        h' >= 5/7, six would need h' >= 5/6."""
+        need = model.BLOCK_BYTES * 8 + 64
+        self.assertLess(5 * 0.999 * 64, need)
+        self.assertEqual(model.BLOCK_WORDS, 7)
+        self.assertGreaterEqual(model.BLOCK_WORDS * 64 * min(0.999, 5 / 7), need - 1e-9)
+        self.assertLess(6 * 64 * (5 / 6 - 1e-6), need)
+
+    def test_output_entropy_of_a_block(self):
+        """SP 800-90B 3.1.5.1.2: Output_Entropy of SHA3-256 over the chain and
+        seven words is full entropy (1 - 2^-32 per bit) for h_in = 320, not 256."""
+        n_in = 8 * (model.BLOCK_BYTES + 8 * model.BLOCK_WORDS)
+        n_out = nw = 8 * model.BLOCK_BYTES
+        full = n_out * (1 - Decimal(2) ** -32)
+        self.assertEqual(n_in, 704)
+        self.assertGreaterEqual(output_entropy(n_in, n_out, nw, n_out + 64), full)
+        self.assertLess(output_entropy(n_in, n_out, nw, n_out), full)
+        self.assertLess(output_entropy(n_in, n_out, nw, 128), 129)
+
+    def test_block_takes_320_unbiased_bits(self):
+        """A block hashes at least n_out + 64 = 320 unbiased bits, each from a
+        pair of non-stuck raw samples (640 samples), measured on the model
+        that the C core matches bit for bit."""
+        for seed in range(6):
+            t0, segs = jittery(300 + seed)
+            ec = model.Collector(model.Timer(t0, segs))
+            kept, orig = [], ec.unbiased_bit
+
+            def unbiased_bit():
+                lv, bit = orig()
+                kept.append(bit is not None and not lv)
+                return lv, bit
+            ec.unbiased_bit = unbiased_bit
+            self.assertEqual(ec.read(32)[0], 0)
+            self.assertGreaterEqual(sum(kept), 8 * model.BLOCK_BYTES + 64, f"timer {seed}")
 
     def test_hash_failure_is_reported(self):
         t0, segs = jittery(16)
@@ -379,6 +418,19 @@ class ConditioningTest(unittest.TestCase):
         ret, data = out[1].split()[1:3]
         self.assertEqual(int(ret), -1)
         self.assertEqual(data, "00" * 16)
+
+
+def output_entropy(n_in, n_out, nw, h_in):
+    """SP 800-90B 3.1.5.1.2, in 200-digit decimals."""
+    getcontext().prec = 200
+    two = Decimal(2)
+    p_high = two ** -h_in
+    p_low = (1 - p_high) / (two ** n_in - 1)
+    n = min(n_out, nw)
+    psi = two ** (n_in - n) * p_low + p_high
+    u = two ** (n_in - n) + (2 * n * two ** (n_in - n) * two.ln()).sqrt()
+    omega = u * p_low
+    return -max(psi, omega).ln() / two.ln()
 
 
 class ReadTest(unittest.TestCase):

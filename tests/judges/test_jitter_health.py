@@ -57,7 +57,7 @@ class RepeatTest(unittest.TestCase):
         b2 = gf2_solve(cols, d1 ^ run(w1, 0))
         self.assertEqual(run(w1, b2), d1)
         bits = [b1 >> k & 1 for k in range(64)] + [b2 >> k & 1 for k in range(64)]
-        bits += [rnd.getrandbits(1) for _ in range(64 * 3)]
+        bits += [rnd.getrandbits(1) for _ in range(64 * (model.BLOCK_WORDS - 2))]
         # deltas: a pair (x, 1 - x) of non-stuck measurements per bit
         deltas, last = [1000], None
         probe = model.Collector(None)

@@ -28,7 +28,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness.judges import sp80090b
+from harness.judges import sp80090b, synthetic
 from harness.stages import assess as stage
 from harness.stages.book import assessor as bookpart
 
@@ -325,8 +325,7 @@ class SyntheticSourceTest(unittest.TestCase):
     N = 1000000
 
     def test_uniform_bytes(self):
-        r = random.Random(90)
-        rc, res = assess_json(write("uniform.bin", r.randbytes(self.N)))
+        rc, res = assess_json(write("uniform.bin", synthetic.samples("uniform", self.N)))
         self.assertEqual(rc, 0)
         self.assertEqual((res["bits_per_symbol"], res["distinct_symbols"]), (8, 256))
         self.assertGreaterEqual(res["H_original"], 7.8)
@@ -337,10 +336,8 @@ class SyntheticSourceTest(unittest.TestCase):
         self.assertEqual(res["assessed"], min(res["H_original"], 8 * res["H_bitstring"]))
 
     def test_biased_bits(self):
-        r = random.Random(91)
         truth = -math.log2(0.8)
-        rc, res = assess_json(write("biased.bin", (1 if r.random() < 0.8 else 0
-                                                    for _ in range(self.N))))
+        rc, res = assess_json(write("biased.bin", synthetic.samples("biased", self.N)))
         self.assertIsNone(res["bitstring"])
         mcv = estimate(res, "literal", "mcv")
         self.assertTrue(0.317 <= mcv <= 0.323, mcv)
@@ -353,9 +350,7 @@ class SyntheticSourceTest(unittest.TestCase):
         self.assertLess(res["assessed"], truth)
 
     def test_periodic(self):
-        r = random.Random(92)
-        period = bytes(r.randrange(256) for _ in range(7))
-        rc, res = assess_json(write("periodic.bin", (period[i % 7] for i in range(self.N))))
+        rc, res = assess_json(write("periodic.bin", synthetic.samples("periodic", self.N)))
         self.assertLessEqual(res["assessed"], 1e-3)
         self.assertLess(estimate(res, "literal", "lag"), 1e-6)
         self.assertGreater(res["literal"]["lrs"]["v"], self.N - 100)
@@ -364,11 +359,7 @@ class SyntheticSourceTest(unittest.TestCase):
         self.assertLess(res["cpu_seconds"]["literal"] + res["cpu_seconds"]["bitstring"], 60)
 
     def test_markov_chain(self):
-        r = random.Random(93)
-        bits = [r.randrange(2)]
-        for _ in range(self.N - 1):
-            bits.append(bits[-1] if r.random() < 0.9 else 1 - bits[-1])
-        rc, res = assess_json(write("markov.bin", bits))
+        rc, res = assess_json(write("markov.bin", synthetic.samples("markov", self.N)))
         truth = -math.log2(0.9)
         self.assertGreater(estimate(res, "literal", "mcv"), 0.97)
         self.assertTrue(0.15 <= estimate(res, "literal", "markov") <= 0.167)

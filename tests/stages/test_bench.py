@@ -247,6 +247,31 @@ class MarkdownAndAppendixTest(unittest.TestCase):
         self.assertIn("1.3 ratio (wall clock) (1.23 without the one-time kernel cache "
                       "import (74 s); CPU time (user + system) ratio 1.07;", md)
 
+    def test_entropy_rate(self):
+        """The entropy rate's rows and the ratio, in bench.md and the
+        appendix, from bench.json's numbers (not recomputed)."""
+        res = self.result()
+        res["entropy_rate"] = {
+            "ours-user": {"samples": 1000000, "cpu_s": 0.77, "samples_per_cpu_s": 1298701.3,
+                          "h_i": 5.30624, "bits_per_cpu_s": 6891220.8},
+            "pristine-user": {"samples": 1000000, "cpu_s": 4.65, "samples_per_cpu_s": 215053.8,
+                              "h_i": 5.58490, "bits_per_cpu_s": 1201064.9},
+            "ratio": 5.7376}
+        md = markdown(res)
+        self.assertIn("| ours-user | 1000000 | 0.77 | 1,298,701 | 5.3062 | 6,891,221 |", md)
+        self.assertIn("Ours / 6.1's: 5.74.", md)
+        top = tempfile.mkdtemp(prefix="bench-book-")
+        self.addCleanup(shutil.rmtree, top)
+        ctx = {"top": top, "outdir": os.path.join(top, "out"), "report": None,
+               "esc": bookmd.esc, "code": bookmd.code}
+        os.makedirs(os.path.join(top, "build/bench"))
+        with open(os.path.join(top, "build/bench/bench.json"), "w") as f:
+            json.dump(res, f)
+        md, _ = performance.render(ctx)
+        self.assertIn("{- #perf-entropy-rate}", md)
+        self.assertIn("| `pristine-user` | 1,000,000 | 4.65 | 215,054 | 5.5849 | 1,201,065 |", md)
+        self.assertIn("Ours / 6.1's: 5.74.", md)
+
     def test_appendix_placeholder_and_from_data(self):
         top = tempfile.mkdtemp(prefix="bench-book-")
         ctx = {"top": top, "outdir": os.path.join(top, "out"), "report": None,

@@ -25,8 +25,22 @@ TOP = config.TOP
 PERS, ADDTL = b"trace pers", b"trace addtl"
 
 
+def kernel_state(core, mech):
+    """V and C as the kernel keeps them after instantiation (drbg_cavp.c's
+    trace): Hash_DRBG V and C, HMAC_DRBG V and Key, CTR_DRBG V one ahead and
+    the all-zero key it started from (the new Key is in the cipher)."""
+    st = mech.state()
+    if "C" in st:
+        return st["V"], st["C"]
+    if core.startswith("ctr_"):
+        v = ((int.from_bytes(st["V"], "big") + 1) % (1 << 128)).to_bytes(16, "big")
+        n = len(st["Key"]) + 16
+        return v + bytes(n - 16), bytes(n)
+    return st["V"], st["Key"]
+
+
 def make_trace(driver, pattern=True, swap=False, nonce=True, corrupt_out=False,
-               jent_present=True):
+               jent_present=True, state=True):
     """A trace record as drbg_trace.c prints it, computed with the model."""
     core, pr = drbg_model.parse_driver(driver)
     s = STRENGTH[core]
@@ -44,15 +58,19 @@ def make_trace(driver, pattern=True, swap=False, nonce=True, corrupt_out=False,
         seeds.append((True, seed(s, 3, b"")))
     mech = drbg_model.CORES[core]()
     mech.instantiate(seeds[0][1], b"", b"")
+    v, c = kernel_state(core, mech)
     for _, m in seeds[1:]:
         mech.reseed(m, b"")
     out = mech.generate(64, None)
     if corrupt_out:
         out = bytes([out[0] ^ 1]) + out[1:]
-    return {"type": "trace", "driver": driver, "pattern": pattern, "err": 0, "step": 0,
-            "pers": PERS.hex(), "addtl": ADDTL.hex(),
-            "seeds": [{"reseed": int(r), "len": len(m), "hex": m.hex()} for r, m in seeds],
-            "out": out.hex()}
+    rec = {"type": "trace", "driver": driver, "pattern": pattern, "err": 0, "step": 0,
+           "pers": PERS.hex(), "addtl": ADDTL.hex(),
+           "seeds": [{"reseed": int(r), "len": len(m), "hex": m.hex()} for r, m in seeds],
+           "out": out.hex()}
+    if state:
+        rec.update(v=v.hex(), c=c.hex())
+    return rec
 
 
 class TraceTest(unittest.TestCase):
@@ -62,6 +80,28 @@ class TraceTest(unittest.TestCase):
             c = seed_trace.checks(recs)
             self.assertEqual([x.status for x in c], ["pass"], c)
             self.assertEqual(c[0].counts["recomputed"], 2)
+
+    def test_state_after_instantiation_is_compared(self):
+        for drv in ("drbg_nopr_sha384", "drbg_pr_hmac_sha512", "drbg_nopr_ctr_aes256"):
+            c = seed_trace.checks([make_trace(drv)])
+            self.assertEqual(c[0].status, "pass", c[0].reason)
+            self.assertEqual(c[0].counts["states_compared"], 1)
+        c = seed_trace.checks([make_trace("drbg_nopr_hmac_sha256", state=False)])
+        self.assertEqual((c[0].status, c[0].counts["states_compared"]), ("pass", 0))
+
+    def test_state_not_from_the_first_seeding_fails(self):
+        rec = make_trace("drbg_nopr_hmac_sha256")
+        rec["c"] = ("%02x" % (int(rec["c"][:2], 16) ^ 1)) + rec["c"][2:]
+        c = seed_trace.checks([rec])
+        self.assertEqual(c[0].status, "fail")
+        self.assertIn("Key after instantiation", c[0].reason)
+        rec = make_trace("drbg_pr_ctr_aes128")
+        core, _ = drbg_model.parse_driver("drbg_pr_ctr_aes128")
+        mech = drbg_model.CORES[core]()
+        mech.instantiate(bytes.fromhex(rec["seeds"][0]["hex"]), b"", b"")
+        rec["v"] = mech.state()["V"].hex() + rec["v"][32:]     # not one ahead
+        c = seed_trace.checks([rec])
+        self.assertIn("V + 1 after instantiation", c[0].reason)
 
     def test_swapped_sources_fail(self):
         c = seed_trace.checks([make_trace("drbg_nopr_sha256", swap=True)])

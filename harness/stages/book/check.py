@@ -20,15 +20,27 @@ build/book/book-checks.json.
                     cross-references are written to build/book/
   book.trace.gaps   every requirement has a chunk and a check (or an
                     accepted="reason"), and every chunk its impl names exists
+  book.trace.clauses  every requirement cites its clause precisely, or
+                    says it comes from the 2015 series or a port decision
+  book.trace.evidence  in a book built by make check (report.json has
+                    "full_run"), every check the matrix traces ran: no
+                    "not run" (skipped outside a full run)
   book.trace.lines  every + line and commit-message line of tangled/ comes
                     from a chunk of the book (else tangled/ is stale)
+  book.pdf.overfull no overfull box wider than 5 pt (the LaTeX log)
+  book.pdf.margins  no word of the PDF outside the text block (pdftotext
+                    -bbox): tables, code and text stay on the page
+  book.pdf.chunk-breaks  no code chunk starts within 8 lines of a page's
+                    foot and breaks there (latex/book.pos)
+  book.pdf.glyphs   no glyph missing from the fonts, every font embedded
+  book.pdf.double-bars  no \\|\\| in the LaTeX's math (a doubled double
+                    bar where "||" was meant)
 
 Exit status 1 when any check fails.
 """
 
 import html
 import html.parser
-import json
 import os
 import re
 import subprocess
@@ -38,10 +50,12 @@ import urllib.parse
 
 from ...base import conf as confmod
 from ...base import config, files, noweb, nwbook
+from ...base import reqs as reqsmod
 from ...base.checks import Check
 from ...base.report import as_dicts
-from . import browser
+from . import browsercheck
 from . import trace as booktrace
+from . import typography
 
 OUT = config.build("book")
 BUILD_STAGES_LINK = ("latex-link",)
@@ -196,89 +210,6 @@ def chunk_problems(book, html_text):
 
 
 # ---------------------------------------------------------------------------
-# Chromium
-
-DOM_QUERY = """(() => {
-    const ids = new Set([...document.querySelectorAll('[id]')].map(e => e.id));
-    const links = [...document.querySelectorAll('a[href^="#"]')];
-    const bad = links.filter(a => !ids.has(decodeURIComponent(
-        a.getAttribute('href').slice(1)))).map(a => a.getAttribute('href'));
-    const imgs = [...document.images].filter(i => !i.complete ||
-        i.naturalWidth === 0).map(i => i.getAttribute('src'));
-    const chunks = [...document.querySelectorAll('div.chunk')];
-    const pick = chunks.find(c => c.querySelector('.chunk-xref') &&
-        /Used in/.test(c.textContent) && /Defines/.test(c.textContent) &&
-        /Tangles to/.test(c.textContent) && /Meets/.test(c.textContent) &&
-        c.querySelector('a.chunk-use')) || chunks[0];
-    return {links: links.length, bad: bad.slice(0, 20), nbad: bad.length,
-            images: document.images.length, badimg: imgs,
-            chunks: chunks.length, pick: pick ? pick.id : null,
-            css: getComputedStyle(document.querySelector('div.chunk') ||
-                 document.body).borderLeftStyle,
-            title: document.title};
-})()"""
-BROWSER_TITLE = "headless Chromium loads the book without errors"
-
-
-def live_page(url, outdir):
-    """(problems, DOM facts, {name: screenshot}) of the page loaded in
-    headless Chromium; the screenshot of one chunk with its
-    cross-references is taken there, after scrolling to it."""
-    shots = {}
-    with browser.Browser() as b:
-        b.open_page()
-        b.viewport(1280, 900)
-        b.navigate(url)
-        b.drain(0.5)
-        info = b.evaluate(DOM_QUERY)
-        if info.get("pick"):
-            b.evaluate(f"document.getElementById({json.dumps(info['pick'])})"
-                       ".scrollIntoView({block: 'start'}); true")
-            b.drain(0.3)
-            shots["chunk"] = b.screenshot(os.path.join(outdir, "screenshot-chunk.png"))
-        b.drain(0.3)
-        return b.problems(), info, shots
-
-
-def screenshots(url, outdir):
-    """The first page on a laptop and on a phone, from the command line."""
-    return {name: browser.screenshot(url, os.path.join(outdir, f"screenshot-{name}.png"),
-                                     w, h, scale)
-            for name, w, h, scale in (("first-page", 1280, 900, 1),
-                                      ("phone", 390, 844, 2))}
-
-
-def browser_check(outdir):
-    if not os.path.exists(browser.CHROMIUM):
-        return check("book.browser", BROWSER_TITLE, "skip",
-                     f"{browser.CHROMIUM} is not installed (make deps-book)")
-    url = "file://" + urllib.parse.quote(os.path.abspath(os.path.join(outdir, "book.html")))
-    t0 = time.time()
-    try:
-        problems, info, shots = live_page(url, outdir)
-        shots.update(screenshots(url, outdir))
-    except Exception as e:
-        return check("book.browser", BROWSER_TITLE, "fail",
-                     f"Chromium: {type(e).__name__}: {e}")
-    if info.get("badimg"):
-        problems.append(f"images that did not load: {', '.join(info['badimg'][:5])}")
-    if info.get("css") in (None, "", "none"):
-        problems.append("book.css did not apply (div.chunk has no border)")
-    # Unresolved in-page links are book.links.html's to report; counted here.
-    counts = {"console_errors": len([p for p in problems
-                                     if not p.startswith(("images", "book.css"))]),
-              "links_checked_in_dom": info.get("links", 0),
-              "links_unresolved": info.get("nbad", 0),
-              "images": info.get("images", 0), "chunks_in_dom": info.get("chunks", 0),
-              "screenshots": len(shots), "seconds": round(time.time() - t0, 1)}
-    c = check("book.browser", BROWSER_TITLE, "fail" if problems else "pass",
-              "; ".join(problems)[:1500] or None, counts)
-    c.extra = {"screenshots": {k: config.display(v) for k, v in shots.items()},
-               "screenshot_chunk": info.get("pick")}
-    return c
-
-
-# ---------------------------------------------------------------------------
 # The checks
 
 def build_check(rc, err, info):
@@ -348,28 +279,71 @@ def chunks_check(conf, book, html_text):
                   "lines_checked": sum(len(c.lines) for c in book.chunks)})
 
 
-def gaps_check(conf, book):
-    title = "every requirement has a chunk and a check, every impl chunk exists"
+def load_traces(conf, book):
     report, _ = booktrace.load_report(TOP)
-    try:
-        traces = booktrace.requirements(conf, book, report, TOP)
-    except ValueError as e:
-        return check("book.trace.gaps", title, "fail", f"requirement blocks: {e}")
+    return report, booktrace.requirements(conf, book, report, TOP)
+
+
+def gaps_check(report, traces):
+    title = "every requirement has a chunk and a check, every impl chunk exists"
     problems = gap_problems(traces)
-    not_in_report = sorted({cid for t in traces for cid, st, _ in t.checks if st is None})
     counts = {"requirements": len(traces),
               "gaps": sum(1 for t in traces if t.gaps and not t.req.accepted),
               "accepted_gaps": sum(1 for t in traces if t.gaps and t.req.accepted),
               "unknown_chunks": sum(len(t.unknown) for t in traces),
-              "checks_named": sum(len(t.checks) for t in traces),
-              "checks_not_in_report": len(not_in_report),
+              "checks_named": sum(len(t.tests) for t in traces),
               "report": "present" if report else "absent"}
-    reason = "; ".join(problems[:10])
-    if not problems and not_in_report:
-        reason = ("(not a failure) checks named by requirements but absent from "
-                  "the last report: " + ", ".join(not_in_report[:10]))
     return check("book.trace.gaps", title, "fail" if problems else "pass",
-                 reason or None, counts)
+                 "; ".join(problems[:10]) or None, counts)
+
+
+def clause_problems(traces):
+    return [f"req-{t.req.id} ({t.req.where}): {p}" for t in traces
+            for p in [reqsmod.clause_problem(t.req.clause)] if p]
+
+
+def clauses_check(traces):
+    title = ("every requirement cites its clause (document, section, step; IG "
+             "number) or says it comes from the 2015 series or a port decision alone")
+    problems = clause_problems(traces)
+    counts = {"requirements": len(traces), "without_clause": len(problems),
+              "origin_only": sum(1 for t in traces if (t.req.clause or "").startswith(
+                  reqsmod.ORIGIN_ONLY))}
+    return check("book.trace.clauses", title, "fail" if problems else "pass",
+                 "; ".join(problems[:10]) or None, counts)
+
+
+def not_run_problems(traces):
+    """What did not run: each named check with no instance in the report
+    (or only skipped ones), each requirement whose state is "not run"."""
+    out = [f"req-{t.req.id}: nothing it names ran" for t in traces
+           if t.status == "not run"]
+    seen = set()
+    for t in traces:
+        for x in t.tests:
+            if x.status == "not run" and x.id not in seen:
+                seen.add(x.id)
+                out.append(f"{x.id} (req-{t.req.id}): not in the report")
+    return out
+
+
+def evidence_check(report, traces):
+    """In a book built by make check, every check the matrix traces ran."""
+    title = "the matrix shows a result for every check it traces (make check's run)"
+    full = booktrace.full_run(report)
+    states = [t.status for t in traces]
+    counts = {s.replace(" ", "_"): states.count(s)
+              for s in ("pass", "fail", "partial", "not run")}
+    counts["checks_not_run"] = sum(1 for t in traces for x in t.tests
+                                   if x.status == "not run")
+    if not full:
+        return check("book.trace.evidence", title, "skip",
+                     "draft: build/conformance/report.json is not from make check "
+                     "(no full run), so results may be missing", counts)
+    counts["report"] = report.get("id")
+    problems = not_run_problems(traces)
+    return check("book.trace.evidence", title, "fail" if problems else "pass",
+                 "; ".join(problems[:12]) or None, counts)
 
 
 def lines_check(conf, book):
@@ -401,7 +375,14 @@ def source_checks(conf, html_text):
     except noweb.NowebError as e:
         return [check("book.chunks", "every chunk of the sources is in the HTML",
                       "fail", f"noweb: {e}")]
-    return [chunks_check(conf, book, html_text), gaps_check(conf, book),
+    try:
+        report, traces = load_traces(conf, book)
+    except ValueError as e:
+        return [chunks_check(conf, book, html_text),
+                check("book.trace.gaps", "the requirement blocks are read", "fail",
+                      f"requirement blocks: {e}"), lines_check(conf, book)]
+    return [chunks_check(conf, book, html_text), gaps_check(report, traces),
+            clauses_check(traces), evidence_check(report, traces),
             lines_check(conf, book)]
 
 
@@ -420,12 +401,14 @@ def run(args):
     conf = confmod.load()
     checks = [build_check(rc, err, info), html_links_check(html_text, conf.sources),
               pdf_links_check(info)] + source_checks(conf, html_text)
+    checks += typography.checks(OUT)
     if args.no_browser:
-        checks.append(check("book.browser", BROWSER_TITLE, "skip", "--no-browser"))
+        checks.append(check("book.browser", browsercheck.TITLE, "skip", "--no-browser"))
     elif html_text is not None:
-        checks.append(browser_check(OUT))
+        checks.append(browsercheck.browser_check(OUT))
     else:
-        checks.append(check("book.browser", BROWSER_TITLE, "fail", "book.html was not written"))
+        checks.append(check("book.browser", browsercheck.TITLE, "fail",
+                            "book.html was not written"))
     files.write_json(args.json, as_dicts(checks))
     n = {s: sum(1 for c in checks if c.status == s) for s in ("pass", "fail", "skip")}
     for c in checks:

@@ -55,6 +55,26 @@ def name_md(name):
     return "".join(code(s) if k == "code" else esc(s) for k, s in name_parts(name))
 
 
+def breakable(s, run=24):
+    """Text with a zero-width space after + , = / in every run of more than
+    `run` characters without a blank (x^64+x^61+...): it wraps in a narrow
+    column, in HTML and in the PDF, and reads the same."""
+    def fix(m):
+        return re.sub(r"([+,=/])(?=\S)", "\\1\u200b", m.group(0))
+    return re.sub(r"\S{%d,}" % (run + 1), fix, s)
+
+
+def table(header, widths, rows):
+    """A pipe table whose columns take the given shares of the text width
+    (pandoc sizes them by the dashes of the separator line when a line is
+    longer than 72 characters, and this separator always is)."""
+    total = sum(widths)
+    sep = "|" + "|".join("-" * max(3, round(90 * w / total)) for w in widths) + "|"
+    out = ["| " + " | ".join(header) + " |", sep]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out + [""]
+
+
 def md_inline(text):
     """A requirement's text (pandoc Markdown from a doc chunk, one line):
     [[code]] becomes inline code, the rest is kept as Markdown."""
@@ -94,10 +114,13 @@ def out_anchor(path):
     return "out-" + (m.group(1) if m else slug(base))
 
 
+STATUS_CLASS = {"pass": "pass", "fail": "fail", "skip": "skip", "skipped": "skip",
+                "partial": "partial", "gap": "gap", "not run": "notrun",
+                "accepted gap": "accepted", None: "notrun"}
+
+
 def status_md(st):
-    cls = {"pass": "pass", "fail": "fail", "skip": "skip", "gap": "gap",
-           "not run": "notrun", "accepted gap": "accepted", "partly skipped": "skip",
-           None: "notrun"}.get(st, "notrun")
-    return f"[{esc(st or 'not in the last run')}]{{.st .st-{cls}}}"
+    cls = STATUS_CLASS.get(st, "notrun")
+    return f"[{esc(st or 'not run')}]{{.st .st-{cls}}}"
 
 

@@ -93,6 +93,68 @@ def html_post(text, rd):
     return "".join(out)
 
 
+BREAK_AFTER = "./-:="
+
+
+def texttt_breaks(text, minlen=12):
+    """Break points (\\allowbreak) after . / - : = inside every long
+    \\texttt{...} pandoc wrote for inline code, so that identifiers and check
+    ids wrap in narrow table cells instead of running into the margin (the
+    underscore breaks by itself, book/header.tex)."""
+    out, pos = [], 0
+    key = "\\texttt{"
+    while True:
+        i = text.find(key, pos)
+        if i < 0:
+            out.append(text[pos:])
+            return "".join(out)
+        j, depth = i + len(key), 1
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0) if text[j - 1] != "\\" else 0
+            j += 1
+        body = text[i + len(key):j - 1]
+        out.append(text[pos:i + len(key)])
+        if len(body) >= minlen and "\n" not in body:
+            b, d = [], 0
+            for k, ch in enumerate(body):
+                b.append(ch)
+                if ch in "{}" and (k == 0 or body[k - 1] != "\\"):
+                    d += 1 if ch == "{" else -1
+                if d == 0 and ch in BREAK_AFTER and k < len(body) - 1 and \
+                        (k == 0 or body[k - 1] != "\\"):
+                    b.append("\\allowbreak{}")
+            body = "".join(b)
+        out.append(body + "}")
+        pos = j
+
+
+DOTTED = re.compile(r"(?<![{\\\w])((?:[A-Za-z0-9]|\\_)+\.){2,}(?:[A-Za-z0-9]|\\_)+")
+
+
+ARGUMENT = re.compile(r"(\\(?:href|url|hyperlink|hypertarget|label|includegraphics)"
+                      r"(?:\[[^]]*\])?\{[^}]*\})")
+
+
+def dotted_breaks(text, minlen=20):
+    """Break points after the dots of long dotted names written as plain
+    text (check ids such as host.unit.jitter.FoldTest.test_fold in a table
+    cell), outside code environments."""
+    out, in_code = [], False
+    for ln in text.split("\n"):
+        if ln.startswith("\\begin{Highlighting}") or ln.startswith("\\begin{verbatim}"):
+            in_code = True
+        elif ln.startswith("\\end{Highlighting}") or ln.startswith("\\end{verbatim}"):
+            in_code = False
+        elif not in_code and "." in ln:
+            parts = ARGUMENT.split(ln)
+            for k in range(0, len(parts), 2):      # not inside a URL or label
+                parts[k] = DOTTED.sub(lambda m: m.group(0).replace(".", ".\\allowbreak{}")
+                                      if len(m.group(0)) >= minlen else m.group(0), parts[k])
+            ln = "".join(parts)
+        out.append(ln)
+    return "\n".join(out)
+
+
 def tex_post(text, rd):
     """Link chunk uses inside the highlighted code.  Verbatim makes '-'
     active, so links from inside code go to a second target per chunk,
@@ -112,7 +174,7 @@ def tex_post(text, rd):
         extra = f"\\hypertarget{{nwchunk{c.number}}}{{}}" if c else ""
         return m.group(0) + extra
     text = re.sub(r"\\hypertarget\{([^}]+)\}\{\}", alias, text)
-    return PLACEHOLDER_RE.sub(use_tex, text)
+    return dotted_breaks(texttt_breaks(PLACEHOLDER_RE.sub(use_tex, text)))
 
 
 # Characters pdflatex (T1, utf8) lacks, and what to print instead.
@@ -243,7 +305,7 @@ def write_pdf(rd, md, outdir):
     tex = pandoc(pandoc_common(outdir) + [
         "-t", "latex", "--top-level-division=chapter",
         "-H", os.path.join(BOOKDIR, "header.tex"), "-H", pre,
-        "-V", "documentclass=report", "-V", "classoption=notitlepage",
+        "-V", "documentclass=report", "-V", "classoption=titlepage",
         "-V", "papersize=a4", "-V", "fontsize=10pt", "-V", "geometry=margin=2.2cm",
         "-V", "colorlinks=true", "-V", "linkcolor=blue!50!black",
         "-V", "urlcolor=blue!50!black", "-V", "toccolor=black"], md, "pandoc latex", rd.warn)

@@ -242,6 +242,23 @@ def workflow_md(wf, esc):
     return out
 
 
+def entropy_rate_md(e, esc):
+    """make bench's entropy rate: assessed min-entropy per CPU second."""
+    rows = []
+    for name in ("ours-user", "pristine-user"):
+        v = e.get(name) or {}
+        rows.append([f"`{name}`", f"{v.get('samples', 0):,}", fmt(v.get("cpu_s"), 2),
+                     fmt(v.get("samples_per_cpu_s"), 0), fmt(v.get("h_i"), 4),
+                     fmt(v.get("bits_per_cpu_s"), 0)])
+    return (["## Entropy rate {- #perf-entropy-rate}", "",
+             "The collectors of [the entropy evidence](#jitter-entropy) in user space, "
+             "one after the other in this run: assessed min-entropy per second of "
+             "CPU time, *H*~I~ times the raw samples made per CPU second.", ""] +
+            _table(["noise source", "raw samples", "CPU s", "samples per CPU s",
+                    "assessed *H*~I~", "bits per CPU s"], rows) +
+            [f"Ours / 6.1's: {fmt(e.get('ratio'), 2)}.", ""])
+
+
 def render(ctx):
     esc, code = ctx["esc"], ctx["code"]
     top, outdir = ctx["top"], ctx["outdir"]
@@ -266,4 +283,6 @@ def render(ctx):
         out += cavs_md(res["cavs"], esc, figdir, run_note, tcg, notes)
     if res.get("workflow"):
         out += workflow_md(res["workflow"], esc)
+    if res.get("entropy_rate"):
+        out += entropy_rate_md(res["entropy_rate"], esc)
     return "\n".join(out) + "\n", notes

@@ -22,13 +22,14 @@ import re
 from ...base import conf as confmod
 from ...base import nwbook
 from ...base.nwbook import Chunk
-from . import (acvp, assessor, colophon, figures, hardening, indexes, matrix, performance,
-               worked_example)
+from . import (acvp, apparatus, assessor, colophon, entropy, figures, hardening, indexes,
+               matrix, performance, runvalues, worked_example)
 from . import trace as booktrace
 from .md import (END_SMALL, LANG_CLASS, PLACEHOLDER, SMALL, code, esc, ident_anchor,
                  name_md, out_anchor, status_md)
 
-PARTS = (worked_example, assessor, acvp, figures, hardening, performance)
+# entropy and performance draw after figures, which clears the figures first.
+PARTS = (worked_example, assessor, acvp, figures, entropy, hardening, performance)
 
 
 class Renderer:
@@ -118,6 +119,9 @@ class Renderer:
             s, ticks = "", 0
             for k, text in line:
                 if k == "text":
+                    text = runvalues.substitute(text, self.report,
+                                                bool(booktrace.full_run(self.report)),
+                                                self.warn, esc)
                     s += text
                     ticks += len(re.findall(r"(?<!\\)`", text))
                 elif ticks % 2:
@@ -137,11 +141,12 @@ class Renderer:
             self.warn("book", f"requirement block not understood: {raw[:80]}")
             return ["::: {.requirement}"]
         r = t.req
-        src = f" · {esc(r.source)}" if r.source else ""
+        clause = f" · {esc(r.clause)}" if r.clause else " · **no clause given**"
+        src = f" · origin: {esc(r.source)}" if r.source else ""
         return [f"::: {{#req-{r.id} .requirement}}",
                 "```{=latex}", "\\begin{leftbar}", "```", "",
-                f"[**Requirement [{esc(r.id)}](#trace-req-{r.id})**{src}]{{.req-head}}",
-                ""]
+                f"[**Requirement [{esc(r.id)}](#trace-req-{r.id})**{clause}{src}]"
+                "{.req-head}", ""]
 
     def requirement_foot(self, raw):
         t = self.req_of(raw)
@@ -149,7 +154,9 @@ class Renderer:
             return []
         chunks = [self.chunk_ref(labels[0]) for _, labels in t.chunks]
         chunks += [f"{code(n)} (no such chunk)" for n in t.unknown]
-        checks = [f"{code(cid)} ({status_md(st)})" for cid, st, _ in t.checks]
+        checks = [f"{code(x.id)} ({status_md(x.status)}"
+                  + (f", {len(x.instances)} instances" if len(x.instances) > 1 else "")
+                  + ")" for x in t.tests]
         lines = ["", "::: req-foot"]
         lines.append(SMALL + "Implemented by: " + ("; ".join(chunks) if chunks else
                                                     "no chunk (gap)") + "\\")
@@ -180,13 +187,18 @@ class Renderer:
         fence = "~" * max(4, 1 + max((len(m) for ln in body
                                       for m in re.findall(r"~+", ln)), default=0))
         op = "+≡" if c.continued else "≡"
-        out = ["", "```{=latex}", "\\needspace{6\\baselineskip}", "```", "",
+        # Room for the head and the whole chunk when it is short, for the
+        # head and eight lines when it is long: no chunk starts at a page's
+        # foot (book-check measures it, latex/book.pos).
+        room = min(len(body), 8) + 4
+        out = ["", "```{=latex}", f"\\needspace{{{room}\\baselineskip}}", "```", "",
                f"::: {{#{c.label} .chunk}}",
+               f"`\\nwpos{{start}}{{{c.number}}}`{{=latex}}"
                f"[[⟨{name_md(c.name)} {c.number}⟩](#{c.label})"
                f"{esc(op)}]{{.chunk-head}}", "",
                f"{fence} {{.{LANG_CLASS.get(lang, 'text')} .chunk-code}}"]
         out += body
-        out += [fence, ""]
+        out += [fence, "", "```{=latex}", f"\\nwpos{{end}}{{{c.number}}}", "```", ""]
         out += self.chunk_xref(c)
         out += [":::", ""]
         return out
@@ -234,7 +246,7 @@ class Renderer:
     # -- the whole book ------------------------------------------------------
 
     def markdown(self):
-        out = []
+        out = apparatus.front(self)
         state = {}
         src = None
         for part in self.book.parts:
@@ -248,7 +260,11 @@ class Renderer:
         if state.get("req"):
             self.warn("book", "a requirement block is not closed with ':::'")
         out += self.generated()
-        return "\n".join(out) + "\n"
+        md = "\n".join(out) + "\n"
+        back = apparatus.glossary(self)
+        back += apparatus.references(self, md + "\n".join(back))
+        back += indexes.chunk_index(self) + indexes.ident_index(self) + colophon.colophon(self)
+        return md + "\n".join(back) + "\n"
 
     def generated(self):
         ctx = {"top": self.top, "outdir": self.outdir, "report": self.report,
@@ -270,7 +286,4 @@ class Renderer:
             out += ["", md, ""]
         out += matrix.matrix(self)
         out += matrix.patch_lines(self)
-        out += indexes.chunk_index(self)
-        out += indexes.ident_index(self)
-        out += colophon.colophon(self)
         return out

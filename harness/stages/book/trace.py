@@ -215,6 +215,35 @@ def tangled_hashes(top):
     return files.tree_hashes(os.path.join(top, "tangled"), top)
 
 
+class Test:
+    """One check id a requirement names, and its instances in the report:
+    the check itself and the same check under each boot prefix (debug.,
+    fips., nojent., modules.), each aggregated over its cases."""
+
+    def __init__(self, cid):
+        self.id = cid
+        self.instances = []       # [(prefix, check dict)]
+
+    @property
+    def status(self):
+        """pass | fail | partial | skipped | not run"""
+        st = [c["status"] for _, c in self.instances]
+        if not st:
+            return "not run"
+        if "fail" in st:
+            return "fail"
+        if all(s == "pass" for s in st):
+            return "pass"
+        if all(s == "skip" for s in st):
+            return "skipped"
+        return "partial"
+
+    @property
+    def check(self):
+        """The unprefixed instance's check dict, or the first one, or None."""
+        return self.instances[0][1] if self.instances else None
+
+
 class Trace:
     """One requirement, joined with everything it points to."""
 
@@ -222,36 +251,45 @@ class Trace:
         self.req = req
         self.chunks = []          # [(name, [definition labels])]
         self.unknown = []         # impl names no chunk has
-        self.checks = []          # [(check id, status or None, check dict)]
+        self.tests = []           # [Test]
         self.gaps = []            # "no chunk", "no check"
 
     @property
+    def checks(self):
+        """[(check id, status, check dict)], one per named check."""
+        return [(t.id, t.status, t.check) for t in self.tests]
+
+    @property
     def status(self):
-        """pass | fail | skip | not run | gap"""
+        """pass | fail | partial | not run | gap | accepted gap: fail when
+        any instance failed, pass when every named check ran and passed,
+        not run when none ran (or all were skipped), partial otherwise."""
         if self.gaps and not self.req.accepted:
             return "gap"
-        st = [s for _, s, _ in self.checks]
+        st = [t.status for t in self.tests]
         if not st:
             return "gap" if not self.req.accepted else "accepted gap"
-        if any(s == "fail" for s in st):
+        if "fail" in st:
             return "fail"
-        if any(s is None for s in st):
-            return "not run"
         if all(s == "pass" for s in st):
             return "pass"
-        return "skip" if all(s == "skip" for s in st) else "partly skipped"
+        if all(s in ("not run", "skipped") for s in st):
+            return "not run"
+        return "partial"
 
 
 def aggregate(cid, checks):
     """A check named by a requirement but reported only as its cases
-    (cid.param1, cid.param2, ...: a parameterised KUnit case): one status
-    for all of them, or None when there are none."""
+    (cid.param1, cid.param2, ...: a parameterised KUnit case, the checks
+    of a host test class, a CAVS file's records): one status for all of
+    them (pass, fail, skip, or partial for passes beside skips), or None
+    when there are none."""
     kids = [c for k, c in checks.items() if k.startswith(cid + ".")]
     if not kids:
         return None
     st = [c.get("status") for c in kids]
     status = ("fail" if "fail" in st else "pass" if all(s == "pass" for s in st)
-              else "skip" if all(s == "skip" for s in st) else "pass")
+              else "skip" if all(s == "skip" for s in st) else "partial")
     n = {s: st.count(s) for s in ("pass", "fail", "skip")}
     out = {"id": cid, "status": status,
            "title": f"{len(kids)} cases: {n['pass']} passed, {n['fail']} failed, "
@@ -259,7 +297,29 @@ def aggregate(cid, checks):
     bad = next((c for c in kids if c.get("status") == "fail"), None)
     if bad:
         out["reason"] = f"{bad['id']}: {bad.get('reason', '')}"
+    elif status == "skip":
+        out["reason"] = kids[0].get("reason", "")
     return out
+
+
+def lookup(cid, checks):
+    """A Test with every instance of check id cid in the report's checks
+    ({id: check dict}).  An id given with its prefix names that instance
+    only."""
+    t = Test(cid)
+    prefix, _ = reqsmod.split_prefix(cid)
+    for p in ((prefix,) if prefix else ("",) + reqsmod.PREFIXES):
+        key = f"{p}.{cid}" if p and not prefix else cid
+        c = checks.get(key) or aggregate(key, checks)
+        if c:
+            t.instances.append((p, c))
+    return t
+
+
+def full_run(report):
+    """The make check run the report comes from ({"id", "started", ...}),
+    or None when it comes from make conform alone (or there is none)."""
+    return (report or {}).get("full_run")
 
 
 def requirements(conf, book, report, top=None):
@@ -276,9 +336,7 @@ def requirements(conf, book, report, top=None):
                 t.chunks.append((name, [d.label for d in book.defs[name]]))
             else:
                 t.unknown.append(name)
-        for cid in r.tests:
-            c = checks.get(cid) or aggregate(cid, checks)
-            t.checks.append((cid, c["status"] if c else None, c))
+        t.tests = [lookup(cid, checks) for cid in r.tests]
         if not r.impl:
             t.gaps.append("no chunk")
         if not r.tests:

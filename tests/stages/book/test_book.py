@@ -258,17 +258,26 @@ class HookTest(unittest.TestCase):
             self.assertNotIn("[same]", md)
             self.assertEqual(len(notes), 1)
             self.assertIn(worked_example.DATA, notes[0])
-            data_path = wx_data.write(os.path.join(top, worked_example.DATA))
+            data_path = wx_data.write(os.path.join(top, worked_example.DATA),
+                                      os.path.join(top, "no-report.json"))
             md, notes = worked_example.render(self.ctx(top))
             self.assertEqual(notes, [])
             self.assertNotIn("No data", md)
             self.assertIn("| [same]{.st .st-pass} |", md)
             self.assertNotIn("[differs]", md)
             self.assertEqual(len(re.findall(r"recomputed (\d+) of \1 values identically",
-                                            md)), 2)
+                                            md)), 4)
+            self.assertIn("No traced seeding", md)
+            # each generate call has its number: the PR record's two calls
+            # take an AdditionalInput and an EntropyInputPR each
+            self.assertIn("| EntropyInputPR (call 2) |", md)
+            self.assertNotIn("(call 3)", md)
+            self.assertIn(" 2^seedlen^", md)
             with open(data_path) as f:
                 data = json.load(f)
-            self.assertEqual([r["mech"] for r in data["records"]], ["HMAC_DRBG", "CTR_DRBG"])
+            self.assertEqual([(r["mech"], r["pr"]) for r in data["records"]],
+                             [("HMAC_DRBG", False), ("Hash_DRBG", False),
+                              ("CTR_DRBG", False), ("HMAC_DRBG", True)])
             # A model that echoes NIST's values, one of them wrong.
             for r in data["records"]:
                 r["recomputed"] = {st: dict(v) for st, v in r["steps"].items()}
@@ -291,6 +300,45 @@ class HookTest(unittest.TestCase):
             self.assertEqual(notes, [])
             self.assertIn("[not yet available]{.st .st-notrun} |", md)
             self.assertNotIn("[same]", md)
+        finally:
+            shutil.rmtree(top)
+
+    def test_traced_seeding_from_the_run(self):
+        """The kernel's seeding of the conform run, taken apart: the parts of
+        each seeding, the kernel's V and Key beside the model's, the output;
+        a kernel Key that is not the model's is a note."""
+        from tests.stages.test_conform import make_trace
+        top = tempfile.mkdtemp(prefix="bookwt-")
+        try:
+            rec = make_trace("drbg_nopr_hmac_sha256", pattern=False)
+            log = os.path.join(top, "build/conformance/boots/drbg/results.log")
+            os.makedirs(os.path.dirname(log))
+            with open(log, "w") as f:
+                f.write(json.dumps(dict(rec, driver="drbg_nopr_sha1")) + "\n")
+                f.write(json.dumps(rec) + "\n")
+            rep = os.path.join(top, "build/conformance/report.json")
+            with open(rep, "w") as f:
+                json.dump({"id": "R1-abc", "started": "then", "boots": [
+                    {"name": "drbg", "accel": "tcg",
+                     "results_log": "build/conformance/boots/drbg/results.log"}]}, f)
+            t = wx_data.traced(rep)
+            self.assertEqual(t["run"], "R1-abc")
+            self.assertEqual(t["instantiate"]["part"], 48)
+            self.assertEqual(t["reseed"]["part"], 32)
+            self.assertEqual(t["kernel_state"], {k: t["model_state"][k] for k in ("V", "Key")})
+            self.assertEqual(t["out"], t["model_out"])
+            notes = []
+            md = "\n".join(worked_example.traced_md(t, esc, code, notes))
+            self.assertEqual(notes, [])
+            self.assertIn('"trace pers" (10 bytes)', md)
+            self.assertEqual(md.count("[same]{.st .st-pass}"), 3)
+            t["kernel_state"]["Key"] = "00" + t["kernel_state"]["Key"][2:]
+            md = "\n".join(worked_example.traced_md(t, esc, code, notes))
+            self.assertIn("[differs]{.st .st-fail}", md)
+            self.assertTrue(any("Key after instantiation" in n for n in notes), notes)
+            os.unlink(log)
+            t = wx_data.traced(rep)
+            self.assertIn("recorded no trace", t["missing"])
         finally:
             shutil.rmtree(top)
 

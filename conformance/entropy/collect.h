@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The user-space entropy collectors of `make entropy` (harness/stages/
+ * entropy.py): one program per noise source, each made of the source's
+ * core compiled exactly as the kernel compiles it (-O0), a host for it
+ * (time stamps from the CPU's cycle counter, memory, SHA3-256: -O2, as
+ * the kernel's glue), an adapter below, and collect.c, which records the
+ * raw samples and writes them out.
+ */
+#ifndef ENTROPY_COLLECT_H
+#define ENTROPY_COLLECT_H
+
+/* The source adapter (ours.c, pristine_host.c). */
+extern const char *const source_name;
+int source_startup(void);			/* the start-up test: 0 or its code */
+void *source_alloc(void);			/* a new collector, or NULL */
+int source_read(void *ec, unsigned char *buf, unsigned int len);
+void source_free(void *ec);
+
+/* The host's time stamp: the CPU's cycle counter where there is one. */
+unsigned long long collect_clock(void);
+const char *collect_clock_name(void);
+
+/* Every raw sample of the collector being recorded goes through here. */
+void collect_sample(unsigned long long delta);
+
+#endif

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Boot mode "entropy" (make entropy, harness/stages/entropy.py): the raw
+ * noise of the kernel's own Jitter RNG through its test interface,
+ * jitterentropy_testing/raw_noise in debugfs (chapter "The CPU Jitter RNG:
+ * entropy evidence").  Writing n to the file restarts the noise source
+ * (start-up test, new instance) and records its first n raw samples;
+ * reading it returns them, 8 bytes each, little-endian.
+ *
+ * First conform.entropy_samples (default 1000000) consecutive samples, then
+ * conform.entropy_restarts (1000) restarts of conform.entropy_len (1000)
+ * samples each.  The samples go unchanged, as binary, to the data channel:
+ * QEMU's debug console at I/O port 0xe9, which the host adds for this mode
+ * (a serial port is paced at its line rate, 11 KB/s: 16 MB would take half
+ * an hour); the results channel gets one "entropy-part" line per part with its size,
+ * its FNV-1a hash, the kernel's account of it and the time it took, and
+ * the check guest.entropy.raw.
+ */
+#include "checks.h"
+#include "report.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/io.h>
+#include <unistd.h>
+
+#define RAW_PATH	"/sys/kernel/debug/jitterentropy_testing/raw_noise"
+#define INFO_PATH	"/sys/kernel/debug/jitterentropy_testing/raw_noise_info"
+#define DATA_PORT	0xe9	/* QEMU's isa-debugcon */
+
+struct part {
+	const char *name;
+	unsigned long rows, len;	/* restarts and samples per restart */
+	uint64_t fnv;
+	unsigned long blocks, intermittent;
+	long long us;
+};
+
+static int open_data_port(void)
+{
+	return ioperm(DATA_PORT, 1, 1);
+}
+
+/* rep outsb: one instruction per chunk, which TCG and KVM both batch. */
+static int write_all(int port, const unsigned char *p, size_t n)
+{
+	(void)port;
+	outsb(DATA_PORT, p, n);
+	return 0;
+}
+
+static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
+{
+	while (n--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Restart the source and read its first n samples into buf (8 n bytes). */
+static const char *one_restart(unsigned long n, unsigned char *buf, struct part *p)
+{
+	char num[32], info[256];
+	unsigned long blocks = 0, inter = 0;
+	size_t got = 0, want = 8 * (size_t)n;
+	ssize_t r;
+	int fd = open(RAW_PATH, O_RDWR), len;
+
+	if (fd < 0)
+		return "no " RAW_PATH " (CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE off?)";
+	len = snprintf(num, sizeof(num), "%lu", n);
+	if (write(fd, num, (size_t)len) != len) {
+		close(fd);
+		return "writing the sample count failed (start-up test or read failed)";
+	}
+	lseek(fd, 0, SEEK_SET);
+	while (got < want && (r = read(fd, buf + got, want - got)) > 0)
+		got += (size_t)r;
+	close(fd);
+	if (got != want)
+		return "the raw_noise file returned fewer samples than asked for";
+	if (read_file(INFO_PATH, info, sizeof(info)) < 0 ||
+	    sscanf(strstr(info, "blocks") ? strstr(info, "blocks") : "",
+		   "blocks %lu\nintermittent %lu", &blocks, &inter) != 2)
+		return "raw_noise_info is not as documented";
+	p->blocks += blocks;
+	p->intermittent += inter;
+	return NULL;
+}
+
+static const char *send_part(int port, struct part *p)
+{
+	unsigned char *buf = malloc(8 * p->len);
+	const char *why = NULL;
+	long long t0 = now_us();
+	unsigned long i;
+
+	if (!buf)
+		return "out of memory";
+	p->fnv = 0xcbf29ce484222325ULL;
+	for (i = 0; i < p->rows && !why; i++) {
+		why = one_restart(p->len, buf, p);
+		if (!why && write_all(port, buf, 8 * p->len))
+			why = "writing to the data channel failed";
+		if (!why)
+			p->fnv = fnv1a(p->fnv, buf, 8 * p->len);
+	}
+	free(buf);
+	p->us = now_us() - t0;
+	report_line("{\"type\":\"entropy-part\",\"part\":\"%s\",\"rows\":%lu,"
+		    "\"len\":%lu,\"bytes\":%lu,\"fnv64\":\"%016llx\",\"blocks\":%lu,"
+		    "\"intermittent\":%lu,\"us\":%lld,\"ok\":%s}",
+		    p->name, p->rows, p->len, 8 * p->rows * p->len,
+		    (unsigned long long)p->fnv, p->blocks, p->intermittent,
+		    p->us, why ? "false" : "true");
+	return why;
+}
+
+static unsigned long param(const char *key, unsigned long dflt)
+{
+	char v[32];
+
+	return cmdline_value(key, v, sizeof(v)) ? strtoul(v, NULL, 10) : dflt;
+}
+
+void run_entropy(void)
+{
+	struct part seq = { .name = "seq", .rows = 1,
+			    .len = param("conform.entropy_samples", 1000000) };
+	struct part rs = { .name = "restart",
+			   .rows = param("conform.entropy_restarts", 1000),
+			   .len = param("conform.entropy_len", 1000) };
+	const char *why;
+	char sig[13];
+	int port = open_data_port();
+
+	hypervisor_signature(sig);
+	report_line("{\"type\":\"entropy-env\",\"hypervisor\":\"%s\"}", sig);
+	if (port < 0) {
+		report_check("guest.entropy.raw", "fail", "no access to the data channel "
+			     "(ioperm of port 0xe9 failed)", "\"errno\":%d", errno);
+		return;
+	}
+	why = send_part(port, &seq);
+	if (!why)
+		why = send_part(port, &rs);
+	if (why)
+		report_check("guest.entropy.raw", "fail", why, NULL);
+	else
+		report_check("guest.entropy.raw", "pass", NULL,
+			     "\"samples\":%lu,\"restarts\":%lu,\"len\":%lu", seq.len,
+			     rs.rows, rs.len);
+}

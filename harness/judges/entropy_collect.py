@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The user-space entropy collectors of make entropy: build them, run them.
+
+Two programs, made the same way from conformance/entropy/ (collect.c and
+sha3.c at -O2; see collect.h):
+
+  ours-user      tangled/jitterentropy.c, compiled on its own with -O0 and
+                 CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE, exactly as the
+                 test kernel compiles it; its host ours_host.c (-O2)
+  pristine-user  6.1's crypto/jitterentropy.c, unmodified, taken from the
+                 tag 'pristine' of the kernel cache's tree into
+                 build/entropy/pristine-src/ (never into the repository),
+                 compiled with -O0 against include/linux/fips.h; its host
+                 pristine_host.c (-O2)
+
+Both time their measurements with the CPU's cycle counter (rdtsc), which
+is what random_get_entropy() reads on x86.  run() runs one and returns
+what it printed; the deltas are in its output directory.
+"""
+
+import json
+import os
+import subprocess
+
+from ..base import config
+
+EDIR = "conformance/entropy"
+HOST_CFLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror"]
+CORE_CFLAGS = ["-O0", "-std=gnu11", "-Wall", "-Wextra", "-Werror"]
+SOURCES = ("ours-user", "pristine-user")
+PRISTINE_FILES = ("crypto/jitterentropy.c", "crypto/jitterentropy.h")
+
+
+class CollectError(RuntimeError):
+    """A collector that does not build or does not run; one line."""
+
+
+def _gcc(args, what):
+    try:
+        r = subprocess.run(["gcc"] + args, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise CollectError("gcc not found: install it (make deps)") from None
+    if r.returncode:
+        first = next((ln for ln in r.stderr.splitlines() if "error" in ln),
+                     (r.stderr.strip().splitlines() or ["?"])[0])
+        raise CollectError(f"{what} does not compile: {first.strip()}")
+
+
+def pristine_sources(src, outdir):
+    """6.1's jitterentropy.c and .h from the tag 'pristine' of src, written
+    into outdir; their directory."""
+    os.makedirs(outdir, exist_ok=True)
+    for path in PRISTINE_FILES:
+        r = subprocess.run(["git", "-C", src, "show", f"pristine:{path}"],
+                           capture_output=True)
+        if r.returncode:
+            raise CollectError(f"{src}: no {path} at the tag 'pristine': "
+                               f"{r.stderr.decode(errors='replace').strip()[:200]}")
+        with open(os.path.join(outdir, os.path.basename(path)), "wb") as f:
+            f.write(r.stdout)
+    return outdir
+
+
+def build(source, bindir, pristine_dir=None):
+    """Compile the collector of source into bindir; its path."""
+    os.makedirs(bindir, exist_ok=True)
+    edir = config.top(EDIR)
+    objs = []
+
+    def obj(name, args, what):
+        out = os.path.join(bindir, f"{source}-{name}.o")
+        _gcc(args + ["-c", "-o", out], what)
+        objs.append(out)
+    obj("collect", HOST_CFLAGS + [os.path.join(edir, "collect.c")], "collect.c")
+    obj("sha3", HOST_CFLAGS + [os.path.join(edir, "sha3.c")], "sha3.c")
+    if source == "ours-user":
+        tangled = config.top("tangled")
+        flag = "-DCONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE"
+        obj("core", CORE_CFLAGS + [flag, "-I", tangled,
+                                   os.path.join(tangled, "jitterentropy.c")],
+            "tangled/jitterentropy.c")
+        obj("host", HOST_CFLAGS + [flag, "-I", tangled, "-I", edir,
+                                   os.path.join(edir, "ours_host.c")], "ours_host.c")
+    elif source == "pristine-user":
+        # 6.1's file as it is: no -Werror on code that is not ours.
+        obj("core", ["-O0", "-std=gnu11", "-I", os.path.join(edir, "include"),
+                     os.path.join(pristine_dir, "jitterentropy.c")],
+            "6.1's crypto/jitterentropy.c")
+        obj("host", HOST_CFLAGS + ["-I", edir, os.path.join(edir, "pristine_host.c")],
+            "pristine_host.c")
+    else:
+        raise ValueError(source)
+    exe = os.path.join(bindir, f"collect-{source}")
+    _gcc(objs + ["-o", exe], f"the {source} collector")
+    return exe
+
+
+def run(exe, outdir, samples, restarts, length, timeout=3600):
+    """Run a collector; its JSON line as a dict."""
+    os.makedirs(outdir, exist_ok=True)
+    try:
+        r = subprocess.run([exe, str(samples), str(restarts), str(length), outdir],
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CollectError(f"{os.path.basename(exe)} did not finish in {timeout} s") from None
+    if r.returncode:
+        raise CollectError((r.stderr.strip().splitlines() or
+                            [f"{os.path.basename(exe)} exited {r.returncode}"])[-1])
+    try:
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise CollectError(f"{os.path.basename(exe)}: its output is not one JSON "
+                           f"line: {r.stdout[:200]!r}") from None

@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Raw samples of a noise source and what is derived from them, for the
+chapter "The CPU Jitter RNG: entropy evidence".
+
+    read_deltas(path)        the 64-bit deltas of a collection (little-endian u64)
+    symbols(d, bits)         NIST's format: the low `bits` bits, one per byte
+    fold_bits(d)             the parity of each delta: the folded bit
+    vn_bits(d)               the bits our von Neumann step yields from them
+    describe(d)              quantiles, distinct values, plug-in min-entropies
+    histogram(d)             relative frequency of each delta in the central 99 %
+    autocorrelation(d, lags) Pearson correlation at lags 1..lags
+    lag_hits(d, lags)        fraction of deltas equal to the one k back
+
+vn_bits() is the rule of our core on a stream of raw samples: samples in
+pairs, the stuck test (delta, its first and second differences non-zero)
+run over the whole stream from a new collector, a pair yielding its first
+folded bit when neither is stuck and the bits differ.  A read's priming
+measurement is not a raw sample, and every block consumes whole pairs, so
+the pairs of the stream are its consecutive pairs (as long as no read
+failed, which the collection reports).  The host test checks the rule
+against the model's own bits.
+"""
+
+import array
+import math
+import sys
+
+M64 = (1 << 64) - 1
+
+
+class DataError(ValueError):
+    """A sample file that is not what it should be; the message names it."""
+
+
+def read_deltas(path, expect=None):
+    a = array.array("Q")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise DataError(f"{path}: cannot read: {e.strerror}") from None
+    if len(raw) % 8:
+        raise DataError(f"{path}: {len(raw)} bytes, not a whole number of 8-byte deltas")
+    a.frombytes(raw)
+    if sys.byteorder != "little":
+        a.byteswap()
+    if expect is not None and len(a) != expect:
+        raise DataError(f"{path}: {len(a)} deltas, expected {expect}")
+    return a
+
+
+def numpy_of(d):
+    import numpy as np
+    return np.frombuffer(d, dtype=np.uint64) if isinstance(d, array.array) else np.asarray(d, dtype=np.uint64)
+
+
+def symbols(d, bits=8):
+    mask = (1 << bits) - 1
+    return (numpy_of(d) & mask).astype("uint8").tobytes()
+
+
+def parity(v):
+    """The parity of each uint64 of a numpy array."""
+    import numpy as np
+    x = v.copy()
+    for s in (32, 16, 8, 4, 2, 1):
+        x ^= x >> np.uint64(s)
+    return (x & np.uint64(1)).astype(np.uint8)
+
+
+def fold_bits(d):
+    return parity(numpy_of(d)).tobytes()
+
+
+def stuck_flags(d):
+    """Our stuck test over the stream, from a new collector (history 0)."""
+    import numpy as np
+    v = numpy_of(d)
+    prev = np.concatenate([np.zeros(1, np.uint64), v[:-1]])
+    d2 = prev - v                       # wraps modulo 2^64, as in the C
+    prev2 = np.concatenate([np.zeros(1, np.uint64), d2[:-1]])
+    d3 = d2 - prev2
+    return (v == 0) | (d2 == 0) | (d3 == 0)
+
+
+def vn_bits(d):
+    """The unbiased bits our core makes from the stream (see above)."""
+    import numpy as np
+    v = numpy_of(d)
+    n = len(v) // 2 * 2
+    bits = parity(v[:n])
+    st = stuck_flags(v)[:n]
+    a, b = bits[0::2], bits[1::2]
+    ok = ~st[0::2] & ~st[1::2] & (a != b)
+    return a[ok].astype(np.uint8).tobytes()
+
+
+def plugin_min_entropy(values):
+    """-log2 of the most common value's relative frequency."""
+    import numpy as np
+    _, counts = np.unique(values, return_counts=True)
+    return -math.log2(counts.max() / len(values)), len(counts)
+
+
+def describe(d):
+    import numpy as np
+    v = numpy_of(d)
+    q = np.quantile(v.astype(np.float64), [0, .001, .01, .25, .5, .75, .99, .999, 1])
+    h64, distinct = plugin_min_entropy(v)
+    h8, _ = plugin_min_entropy(v & np.uint64(255))
+    h4, _ = plugin_min_entropy(v & np.uint64(15))
+    diffs = np.diff(np.unique(v[(v >= q[2]) & (v <= q[6])]).astype(np.int64))
+    step = int(np.gcd.reduce(diffs)) if len(diffs) else 0
+    return {"samples": int(len(v)), "distinct": int(distinct),
+            "quantiles": {k: int(x) for k, x in zip(
+                ("min", "p0.1", "p1", "p25", "median", "p75", "p99", "p99.9", "max"), q)},
+            "iqr": int(q[5] - q[3]), "lattice_step": step,
+            "plugin_h_delta": h64, "plugin_h_low8": h8, "plugin_h_low4": h4,
+            "fold_ones": float(parity(v).mean()),
+            "stuck": float(stuck_flags(v).mean())}
+
+
+def histogram(d, lo_q=.005, hi_q=.995, most=4000, bins=400):
+    """{"x", "y", "bin"} in the central 99 %: the relative frequency of
+    every delta value, or, when there are more than `most` of them (an
+    emulated timer's), of `bins` equal bins of width "bin" ticks."""
+    import numpy as np
+    v = numpy_of(d)
+    lo, hi = np.quantile(v.astype(np.float64), [lo_q, hi_q])
+    sel = v[(v >= lo) & (v <= hi)]
+    vals, counts = np.unique(sel, return_counts=True)
+    if len(vals) <= most:
+        return {"x": [int(x) for x in vals], "y": [float(c) / len(v) for c in counts],
+                "bin": 1}
+    counts, edges = np.histogram(sel.astype(np.float64), bins=bins)
+    return {"x": [float(x) for x in (edges[:-1] + edges[1:]) / 2],
+            "y": [float(c) / len(v) for c in counts], "bin": float(edges[1] - edges[0])}
+
+
+def autocorrelation(d, lags=32):
+    """Pearson correlation of the deltas with themselves k samples later,
+    k = 1..lags, on deltas clipped to their 99.9th percentile (a few
+    interrupted measurements are a thousand times longer and would decide
+    the sums alone)."""
+    import numpy as np
+    v = numpy_of(d).astype(np.float64)
+    v = np.minimum(v, np.quantile(v, .999))
+    v = v - v.mean()
+    den = float((v * v).sum())
+    return [float((v[:-k] * v[k:]).sum() / den) if den else 0.0
+            for k in range(1, lags + 1)]
+
+
+def lag_hits(d, lags=8):
+    """For k = 1..lags, the fraction of deltas equal to the one k back:
+    how often the lag predictor's guess of lag k is right."""
+    v = numpy_of(d)
+    return [float((v[k:] == v[:-k]).mean()) for k in range(1, lags + 1)]

@@ -1,0 +1,308 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Book part: the entropy evidence of the last `make entropy`, for the
+chapter "The CPU Jitter RNG: entropy evidence" (chapters/43-jitter-entropy.nw),
+which argues and links here; every number here is read from
+build/entropy/summary.json and every figure drawn from
+build/entropy/figures/*.json (harness/stages/entropy.py writes both).
+
+render(ctx) -> (markdown, notes); ctx as in worked_example.py.  Without the
+data the part says so and names the command; a note (a build warning)
+says what is missing.
+"""
+
+import glob
+import json
+import os
+
+from . import figures
+
+SUMMARY = "build/entropy/summary.json"
+FIGDATA = "build/entropy/figures"
+HEAD = "# Entropy evidence from the last run {- #entropy-run}"
+COMMAND = "python3 -m harness entropy"
+NAMES = {"mcv": "most common value", "collision": "collision", "markov": "Markov",
+         "compression": "compression", "t_tuple": "t-tuple", "lrs": "LRS",
+         "multi_mcw": "MultiMCW", "lag": "lag", "multi_mmc": "MultiMMC",
+         "lz78y": "LZ78Y"}
+
+
+def f(v, d=4):
+    """A number as the tables show it; -- when absent."""
+    if v is None:
+        return "--"
+    if isinstance(v, bool):
+        return "yes" if v else "**no**"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if v != 0 and (abs(v) < 10 ** -d or abs(v) >= 1e7):
+        return f"{v:.3g}"
+    return f"{v:.{d}f}"
+
+
+def table(head, rows):
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out + [""]
+
+
+def ok_sources(data):
+    return [(n, s) for n, s in data["sources"].items() if not s.get("error")]
+
+
+def label(n, s):
+    return f"`{n}`" + (" (emulated)" if s.get("emulated") else "")
+
+
+def sources_md(data, esc):
+    rows = []
+    for n, s in data["sources"].items():
+        if s.get("error"):
+            rows.append([f"`{n}`", "**not collected**: " + esc(s["error"][:200]),
+                         "", "", "", "", ""])
+            continue
+        c = s["collect"]
+        rows.append([label(n, s), esc(s["where"] or ""), esc(c.get("clock", "")),
+                     f(c["seq"]["samples"]), f(s["samples_per_block"], 1),
+                     f"{c['restart']['restarts']} x {c['restart']['len']}",
+                     f(c.get("wall_total_s") or c.get("boot_s"), 1)])
+    return table(["source", "where", "timer", "consecutive samples", "samples per block",
+                  "restarts", "seconds"], rows)
+
+
+def symbol_md(data):
+    rows = []
+    for n, s in ok_sources(data):
+        q, d = s["describe"]["quantiles"], s["describe"]
+        rows.append([label(n, s), f(q["min"]), f(q["median"]), f(q["p99"]), f(d["iqr"]),
+                     f(d["distinct"]), f(d["lattice_step"]), f(d["plugin_h_delta"], 3),
+                     f(d["plugin_h_low8"], 3), f(d["plugin_h_low4"], 3),
+                     f(d["fold_ones"], 3), f(d["stuck"], 4)])
+    return table(["source", "min", "median", "99th pct.", "IQR", "distinct", "step",
+                  "MCV H, delta", "MCV H, low 8", "MCV H, low 4", "folded 1s",
+                  "stuck"], rows)
+
+
+def estimators_md(data):
+    srcs = [(n, s) for n, s in ok_sources(data) if s["assessment"]]
+    head = ["estimator"] + [f"{label(n, s)} {t}" for n, s in srcs
+                            for t in ("literal", "bitstring")]
+    rows = []
+    for k, name in NAMES.items():
+        rows.append([name] + [f(s["assessment"][t].get(k)) for _, s in srcs
+                              for t in ("literal", "bitstring")])
+    for key, name in (("H_original", "$H_{original}$"), ("H_bitstring", "$H_{bitstring}$"),
+                      ("assessed", "**assessed $H_I$**")):
+        rows.append([name] + [f(s["assessment"].get(key)) if t == "literal" else ""
+                              for _, s in srcs for t in ("literal", "bitstring")])
+    rows.append(["decided by"] + [decided(s["assessment"].get("decided_by"))
+                                  if t == "literal" else "" for _, s in srcs
+                                  for t in ("literal", "bitstring")])
+    return table(head, rows)
+
+
+def decided(d):
+    """Which estimator gave H_original, and whether its local bound did."""
+    if not d:
+        return "--"
+    name = NAMES.get(d["estimator"], d["estimator"])
+    if d.get("local"):
+        return f"{name}: longest run of right guesses, {d['longest_run']}"
+    return name
+
+
+def bits_md(data):
+    cols = [(n, s, b) for n, s in ok_sources(data) for b in ("fold", "vn") if s.get(b)]
+    if not cols:
+        return []
+    head = ["estimator"] + [f"{label(n, s)} {'folded' if b == 'fold' else 'unbiased'} bits"
+                            for n, s, b in cols]
+    rows = [[name] + [f(s[b]["literal"].get(k)) for n, s, b in cols]
+            for k, name in NAMES.items()]
+    rows.append(["**assessed**"] + [f(s[b]["assessed"]) for n, s, b in cols])
+    rows.append(["bits assessed"] + [f(s[b]["samples"]) for n, s, b in cols])
+    return table(head, rows)
+
+
+def restart_md(data):
+    rows = []
+    for n, s in ok_sources(data):
+        r = (s["assessment"] or {}).get("restart") or {}
+        a = s.get("analysis", {})
+        rows.append([label(n, s), f(r.get("h_i")), f(r.get("cutoff")), f(r.get("x_row")),
+                     f(r.get("x_col")), f(a.get("col_mcv_first", [None])[0]),
+                     f(r.get("sanity")), f(r.get("h_r")), f(r.get("h_c")),
+                     f(r.get("pass")), f(s.get("h"))])
+    return table(["source", "$H_I$ claimed", "cutoff $U$", "largest row count",
+                  "largest column count", "column 0 count", "sanity (3.1.4.3)",
+                  "$H_r$", "$H_c$", "validation (3.1.4.2)", "$H$ credited"], rows)
+
+
+def chain_md(n, s, esc):
+    ch = s.get("chain")
+    if not ch:
+        return []
+    rows = []
+    for st in ch["steps"]:
+        rows.append([esc(st["step"]), st["role"], f(st.get("n_in")), f(st.get("n_out")),
+                     f(st.get("nw")), f(st.get("h_in"), 3),
+                     f(st.get("output_entropy"), 4), f(st.get("h_tested"), 4),
+                     f(st.get("h_out"), 4)])
+    sm = ch["summary"]
+    out = [f"**{label(n, s)}.**", ""]
+    out += table(["step", "SP 800-90B role", "$n_{in}$", "$n_{out}$", "$n_w$",
+                  "$h_{in}$", "Output_Entropy", "$h'$ tested", "credited"], rows)
+    out += [f"Into SHA3-256: {f(sm['h_in_block'], 1)} bits for a 256-bit block "
+            f"(full entropy needs {sm['needed']}): "
+            f"{'**full entropy**' if sm['full_entropy'] else '**not full entropy**'}; "
+            f"{f(sm['samples_per_block'], 1)} raw samples per block, "
+            f"{f(sm['samples_per_credited_bit'], 2)} raw samples per credited output bit.",
+            ""]
+    return out
+
+
+def cutoffs_md(data):
+    code = data["code"]
+    rows = [["the code", f(code["h_claim"], 3)] +
+            [f"{a} / {b}" for a, b in (code["rct"], code["apt"], code["lag_run"],
+                                       code["lag_count"])]]
+    for n, s in ok_sources(data):
+        c = s.get("cutoffs_at_h")
+        if c:
+            rows.append([f"$H$ of {label(n, s)}", f(c["h"], 3)] +
+                        [f"{c[k][0]} / {c[k][1]}" for k in ("rct", "apt", "lag_run",
+                                                           "lag_count")])
+    return table(["$H$ from", "$H$ (bits)", "RCT", "APT", "lag run", "lag count"], rows)
+
+
+def fp_md(data):
+    rows = []
+    for n, s in ok_sources(data):
+        h = s.get("health")
+        if not h or s["design"] != "ours":
+            continue
+        for k, name, top, param in (("rct", "RCT", h["rct"]["max"], h["rct"]["repeat"]),
+                                    ("apt", "APT", h["apt"]["max"], h["apt"]["share"]),
+                                    ("lag", "lag predictor",
+                                     f"{h['lag']['max_run']} / {f(h['lag']['max_count'])}",
+                                     h["lag"]["hit"]),
+                                    ("vn", "von Neumann bound", h["vn"]["max_misses"],
+                                     h["vn"]["yield"])):
+            t = h[k]
+            cut = (f"{t['run_cutoff']} / {f(t['count_cutoff'])}" if k == "lag"
+                   else str(t["cutoff"]))
+            rows.append([label(n, s), name, cut, top, f(t["fires"]), f(param, 4),
+                         f(t["estimate"], 3)])
+    return table(["source", "test", "cutoff (2^-30^)", "largest value", "samples fired",
+                  "measured parameter", "estimated rate per sample"], rows)
+
+
+def drbg_md(data):
+    rows = [[f(r["strength_bits"]), r["drbgs"], f(r["instantiate_bytes"]),
+             f(r["instantiate_bits"], 1), f(r["reseed_bytes"]), f(r["reseed_bits"], 1)]
+            for r in data.get("drbg", [])]
+    return table(["strength", "DRBGs", "instantiate: bytes", "bits of entropy",
+                  "reseed: bytes", "bits of entropy"], rows)
+
+
+def rate_md(data):
+    rows, by = [], {}
+    for n, s in ok_sources(data):
+        r = s.get("rate")
+        if not r:
+            continue
+        by[n] = r
+        rows.append([label(n, s), r["clock"], f(r["samples_per_s"], 0), f(s["h_i"]),
+                     f(r["bits_per_s"], 0), f(r.get("credited_bits_per_s"), 0)])
+    out = table(["source", "seconds of", "raw samples per second", "$H_I$",
+                 "assessed bits per second", "credited output bits per second"], rows)
+    if "ours-user" in by and "pristine-user" in by and by["pristine-user"]["bits_per_s"]:
+        out += [f"Ours delivers {f(by['ours-user']['bits_per_s'] / by['pristine-user']['bits_per_s'], 2)} "
+                "times the assessed min-entropy per second of CPU time of 6.1's core on "
+                "this CPU, in the same run.", ""]
+    return out
+
+
+def figure_md(ctx, fid, notes):
+    """Draw figure fid from its data file; its Markdown (empty if none)."""
+    path = os.path.join(ctx["top"], FIGDATA, f"{fid}.json")
+    if not os.path.exists(path):
+        notes.append(f"entropy figure {fid}: no data ({FIGDATA}/{fid}.json)")
+        return []
+    figdir = os.path.join(ctx["outdir"], "figures")
+    os.makedirs(figdir, exist_ok=True)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            fig = json.load(fh)
+        tcg = figures.draw(fig, fig.get("run", {}), os.path.join(figdir, f"{fid}.png"))
+    except Exception as e:    # a figure must never stop the book
+        notes.append(f"entropy figure {fid}: {type(e).__name__}: {e}")
+        return []
+    stamp = f" {figures.TCG_LABEL.capitalize()} in its marked panels." if tcg else ""
+    return [f"::: {{#fig-{fid} .figure}}",
+            f"![{ctx['esc'](fig.get('caption', fid) + stamp)}]"
+            f"(figures/{fid}.png){{width=100%}}", "",
+            f"Data: {ctx['code'](os.path.relpath(path, ctx['top']))}.", ":::", ""]
+
+
+def placeholder(ctx, why):
+    code = ctx["code"]
+    return "\n".join([HEAD, "", f"The entropy data is missing ({ctx['esc'](why)}).  "
+                      f"{code(COMMAND)} (run by {code('make entropy')} and "
+                      f"{code('make check')}) collects it and writes {code(SUMMARY)}.",
+                      ""]), [f"entropy evidence: {why}"]
+
+
+def intro_md(data, ctx):
+    esc, code = ctx["esc"], ctx["code"]
+    host = data.get("host", {})
+    emu = [n for n, s in data["sources"].items() if s.get("emulated")]
+    out = [HEAD, "",
+           f"What {code('make entropy')} measured on {esc(host.get('cpu_model', '?'))} "
+           f"({host.get('nproc', '?')} CPUs), started {esc(data.get('started', '?'))}, in "
+           f"{f(data.get('duration_s'), 0)} seconds; every number and figure of this part "
+           f"is read from {code(SUMMARY)} and {code(FIGDATA + '/')}, and the chapter "
+           "[entropy evidence](#jitter-entropy) says what they mean.", ""]
+    if emu:
+        out += [f"Data of {', '.join(code(n) for n in emu)} comes from a guest under "
+                f"QEMU's TCG: *{figures.TCG_LABEL}*.  It is assessed like the rest, "
+                "and no claim rests on it.", ""]
+    return out
+
+
+SECTIONS = (
+    ("The sources {- #entropy-run-sources}", lambda d, c, n: sources_md(d, c["esc"])),
+    ("The raw sample and its symbol {- #entropy-run-symbol}",
+     lambda d, c, n: symbol_md(d) + figure_md(c, "entropy-deltas", n)),
+    ("Every estimator for every source {- #entropy-run-estimators}",
+     lambda d, c, n: estimators_md(d) + bits_md(d)),
+    ("Restart tests {- #entropy-run-restart}",
+     lambda d, c, n: restart_md(d) + figure_md(c, "entropy-restart", n)),
+    ("Dependence on the past {- #entropy-run-lag}",
+     lambda d, c, n: figure_md(c, "entropy-correlation", n)),
+    ("The entropy chain to an output block {- #entropy-run-chain}",
+     lambda d, c, n: [x for nm, s in ok_sources(d) for x in chain_md(nm, s, c["esc"])]),
+    ("The health tests' cutoffs, re-derived {- #entropy-run-cutoffs}",
+     lambda d, c, n: cutoffs_md(d)),
+    ("False positives on the 1,000,000 samples {- #entropy-run-fp}",
+     lambda d, c, n: fp_md(d)),
+    ("What the DRBG's seed gets {- #entropy-run-drbg}", lambda d, c, n: drbg_md(d)),
+    ("The rate {- #entropy-run-rate}", lambda d, c, n: rate_md(d)),
+)
+
+
+def render(ctx):
+    path = os.path.join(ctx["top"], SUMMARY)
+    if not os.path.exists(path):
+        return placeholder(ctx, f"{SUMMARY} does not exist")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        data["sources"], data["code"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return placeholder(ctx, f"{SUMMARY} is unreadable: {e}")
+    notes = [f"entropy evidence: {n} was not collected: {s['error'][:200]}"
+             for n, s in data["sources"].items() if s.get("error")]
+    out = intro_md(data, ctx)
+    for title, body in SECTIONS:
+        out += [f"## {title}", ""] + body(data, ctx, notes)
+    return "\n".join(out) + "\n", notes

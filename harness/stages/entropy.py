@@ -1,0 +1,356 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The verb entropy (make entropy): raw noise from three sources, assessed
+by SP 800-90B, and what follows from it.
+
+  python3 -m harness entropy [--sources ours-user,pristine-user,ours-kernel]
+        [--samples N] [--restarts R] [--len L] [--accel tcg|kvm] [--json OUT]
+
+Sources (chapter "The CPU Jitter RNG: entropy evidence"):
+
+  ours-user      the tangled core at -O0 in user space, the CPU's cycle counter
+  pristine-user  6.1's crypto/jitterentropy.c, the same harness, the same run
+  ours-kernel    the test kernel's own collector through its raw noise test
+                 interface, read by the guest in boot mode "entropy" and
+                 sent through QEMU's debug console port 0xe9; under
+                 TCG the data is emulated and no check rests on it
+
+For each, build/entropy/<source>/ gets deltas.bin (N consecutive raw
+samples, 64-bit little-endian), raw.bin (their low 8 bits, one per byte:
+NIST's format), restart-deltas.bin and restart.bin (R restarts x L
+samples, row after row), collect.json, assessment.json (the assessor on
+raw.bin with restart.bin, H_I claimed as assessed); for our design also
+fold.bin and vn.bin (the folded bits and the unbiased bits, one per byte)
+with fold.json and vn.json.  Then build/entropy/summary.json (the book and
+make check read it), build/entropy/figures/*.json, and the checks (--json,
+a JSON list).  User-space collectors run one at a time and before
+anything else, so that nothing else loads the CPU while they time it.
+"""
+
+import datetime
+import json
+import os
+import platform
+import shutil
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ..base import config, files, guest, initramfs, kcache, proc, qemu, records
+from ..base.checks import summarize
+from ..base.report import as_dicts
+from ..judges import entropy_collect as ec
+from ..judges import entropy_data as ed
+from ..judges import entropy_figures as ef
+from ..judges import entropy_health as eh
+from ..judges import entropy_report as er
+from . import assess
+from .plan import BASE_APPEND
+
+OUT = config.build("entropy")
+SOURCES = ("ours-user", "pristine-user", "ours-kernel")
+VN_BITS = 1000000           # unbiased bits assessed for our design's chain
+VN_SAMPLES = 5200000        # raw samples that yield them (about 5 per bit)
+GUEST_TIMEOUT = 3600
+
+
+def say(msg):
+    config.say("entropy", msg)
+
+
+# --------------------------------------------------------------- collecting
+
+def collect_user(name, args, sdir):
+    """Run one user-space collector; its collect.json."""
+    bindir = os.path.join(OUT, "bin")
+    pdir = None
+    if name == "pristine-user":
+        version, src = kcache.ensure_pristine()
+        pdir = ec.pristine_sources(src, os.path.join(OUT, "pristine-src"))
+    exe = ec.build(name, bindir, pdir)
+    n = max(args.samples, VN_SAMPLES) if name == "ours-user" else args.samples
+    say(f"{name}: {n:,} consecutive raw samples, then {args.restarts} restarts x "
+        f"{args.len} ({os.path.relpath(exe, config.TOP)})")
+    t0 = time.time()
+    meta = ec.run(exe, sdir, n, args.restarts, args.len)
+    if name == "pristine-user" and (meta["seq"]["intermittent"] or
+                                    meta["restart"]["intermittent"]):
+        # 6.1 reruns its start-up test after an intermittent failure, whose
+        # hashed time stamps the host would record as raw samples.
+        raise ec.CollectError("6.1's core failed a health test while it was "
+                              "recorded; its samples are not one stream")
+    meta.update(design="pristine" if name == "pristine-user" else "ours",
+                where="user space", emulated=False, wall_total_s=round(time.time() - t0, 2),
+                cpu_model=proc.cpu_model())
+    say(f"{name}: collected in {meta['wall_total_s']} s")
+    return meta
+
+
+def kernel_image():
+    version, src = kcache.ensure_pristine()
+    b = os.path.join(kcache.tree_dir(version), "build-test")
+    img = os.path.join(b, "arch/x86/boot/bzImage")
+    if not os.path.exists(os.path.join(b, "build.ok")) or not os.path.exists(img):
+        raise ec.CollectError(f"no finished test kernel in {b}: run 'make kernel'")
+    with open(os.path.join(b, "include/config/kernel.release")) as f:
+        return img, src, f.read().strip()
+
+
+def collect_kernel(args, sdir):
+    """Boot the test kernel in mode "entropy"; split its data channel."""
+    img, src, release = kernel_image()
+    init = guest.build()
+    rd = initramfs.write(os.path.join(sdir, "initramfs.cpio"), init, src=src)
+    append = (f"{BASE_APPEND} conform.mode=entropy kunit.enable=0 "
+              f"conform.entropy_samples={args.samples} "
+              f"conform.entropy_restarts={args.restarts} conform.entropy_len={args.len}")
+    data = os.path.join(sdir, "data.bin")
+    say(f"ours-kernel: booting {release} ({args.accel}) in mode entropy")
+    b = qemu.boot("entropy", img, rd, append, os.path.join(sdir, "boot"),
+                  GUEST_TIMEOUT, accel=args.accel, data=data)
+    recs = records.read(b.results)
+    say(f"ours-kernel: {b.outcome} after {b.seconds} s")
+    if b.outcome != "end":
+        raise ec.CollectError(f"the entropy boot ended with {b.outcome}: {b.detail[:300]}")
+    env = next((r for r in recs if r.get("type") == "entropy-env"), {})
+    parts = {r.get("part"): r for r in recs if r.get("type") == "entropy-part"}
+    bad = next((r for r in recs if r.get("type") == "check" and r.get("status") != "pass"), None)
+    if bad:
+        raise ec.CollectError(f"{bad.get('id')}: {bad.get('reason')}")
+    split_data(data, parts, sdir)
+    seq, rs = parts["seq"], parts["restart"]
+    emulated = env.get("hypervisor", "").startswith("TCG") or args.accel == "tcg"
+    return {"source": "ours-kernel", "clock": "random_get_entropy()", "design": "ours",
+            "where": f"the test kernel {release} under QEMU ({args.accel})",
+            "emulated": emulated, "hypervisor": env.get("hypervisor"),
+            "kernel": release, "boot_s": b.seconds, "qemu": b.command_line(),
+            "seq": {"samples": seq["len"], "blocks": seq["blocks"],
+                    "intermittent": seq["intermittent"], "kernel_s": seq["us"] / 1e6},
+            "restart": {"restarts": rs["rows"], "len": rs["len"], "blocks": rs["blocks"],
+                        "intermittent": rs["intermittent"], "wall_s": rs["us"] / 1e6}}
+
+
+def split_data(path, parts, sdir):
+    """The data channel holds the seq part, then the restart part; each must
+    have its announced size and FNV-1a hash."""
+    with open(path, "rb") as f:
+        data = f.read()
+    off = 0
+    for name, out in (("seq", "deltas.bin"), ("restart", "restart-deltas.bin")):
+        p = parts.get(name)
+        if not p or not p.get("ok"):
+            raise ec.CollectError(f"the guest did not send its {name} part")
+        chunk = data[off:off + p["bytes"]]
+        off += p["bytes"]
+        if len(chunk) != p["bytes"] or fnv1a(chunk) != int(p["fnv64"], 16):
+            raise ec.CollectError(f"{path}: the {name} part ({len(chunk)} of "
+                                  f"{p['bytes']} bytes) does not match its hash")
+        with open(os.path.join(sdir, out), "wb") as f:
+            f.write(chunk)
+    if off != len(data):
+        raise ec.CollectError(f"{path}: {len(data) - off} bytes more than announced")
+
+
+def fnv1a(data):
+    import numpy as np     # a plain loop over 16 MB would take a minute
+    h = 0xcbf29ce484222325
+    step = 1 << 16
+    for i in range(0, len(data), step):
+        for b in np.frombuffer(data[i:i + step], dtype=np.uint8).tolist():
+            h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+# ------------------------------------------------------------------ deriving
+
+def write_bytes(path, data):
+    """Write data to path, leaving the file (and its time) alone when it
+    already holds exactly that."""
+    try:
+        if os.path.getsize(path) == len(data):
+            with open(path, "rb") as f:
+                if f.read() == data:
+                    return
+    except OSError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def derive(name, meta, args, sdir):
+    """raw.bin, restart.bin and (our design) fold.bin, vn.bin; the deltas
+    described.  deltas.bin keeps the first N samples only."""
+    path = os.path.join(sdir, "deltas.bin")
+    d = ed.read_deltas(path)
+    if len(d) < args.samples:
+        raise ed.DataError(f"{path}: {len(d)} deltas, expected {args.samples}")
+    jobs = []
+    if meta["design"] == "ours":
+        if len(d) > args.samples or not os.path.exists(os.path.join(sdir, "vn.bin")):
+            vn = ed.vn_bits(d)[:VN_BITS]
+            write_bytes(os.path.join(sdir, "vn.bin"), vn)
+            meta["vn"] = {"bits": len(vn), "from_samples": len(d)}
+        write_bytes(os.path.join(sdir, "fold.bin"), ed.fold_bits(d[:args.samples]))
+        jobs += [("fold", 1), ("vn", 1)]
+    if len(d) > args.samples:
+        d = d[:args.samples]
+        write_bytes(path, d.tobytes())
+    write_bytes(os.path.join(sdir, "raw.bin"), ed.symbols(d))
+    r = ed.read_deltas(os.path.join(sdir, "restart-deltas.bin"), args.restarts * args.len)
+    write_bytes(os.path.join(sdir, "restart.bin"), ed.symbols(r))
+    files.write_json(os.path.join(sdir, "collect.json"), meta)
+    return d, jobs
+
+
+def assess_all(jobs, reuse=False):
+    """Run the assessor on every (source dir, stem, bits) job, two at a
+    time (the assessor is single-threaded; nothing is timed any more).
+    reuse: keep an assessment newer than its sample files."""
+    binary = assess.build()
+
+    def one(job):
+        sdir, stem, bits = job
+        restart = os.path.join(sdir, "restart.bin") if stem == "raw" else None
+        out = os.path.join(sdir, "assessment.json" if stem == "raw" else f"{stem}.json")
+        ins = [os.path.join(sdir, f"{stem}.bin")] + ([restart] if restart else [])
+        if reuse and os.path.exists(out) and all(
+                os.path.getmtime(out) >= os.path.getmtime(i) for i in ins):
+            return job, files.read_json(out)
+        if os.path.exists(out):
+            os.unlink(out)
+        n = os.path.getsize(os.path.join(sdir, f"{stem}.bin"))
+        rc, _, err, secs = assess.run_assessor(
+            binary, os.path.join(sdir, f"{stem}.bin"), out, bits=bits, restart=restart,
+            allow_short=n < 1000000)
+        if not os.path.exists(out):
+            raise ed.DataError(f"the assessor failed on {sdir}/{stem}.bin: "
+                               f"{(err.strip().splitlines() or [f'exit {rc}'])[0]}")
+        say(f"assessed {os.path.basename(sdir)}/{stem}.bin in {secs:.1f} s")
+        return job, files.read_json(out)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return {(os.path.basename(j[0]), j[1]): a for j, a in pool.map(one, jobs)}
+
+
+# ------------------------------------------------------------------- the run
+
+def run(args):
+    t0 = time.time()
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    names = [s for s in args.sources.split(",") if s]
+    for s in names:
+        if s not in SOURCES:
+            config.die("entropy", f"unknown source {s!r} (known: {', '.join(SOURCES)})")
+    os.makedirs(OUT, exist_ok=True)
+    metas, errors, timings = {}, {}, {}
+    for name in names:                      # collection: one at a time
+        sdir = os.path.join(OUT, name)
+        t = time.time()
+        if args.reuse and files.read_json(os.path.join(sdir, "collect.json")):
+            metas[name] = files.read_json(os.path.join(sdir, "collect.json"))
+            say(f"{name}: reusing the samples collected at {metas[name].get('when', '?')}")
+            continue
+        if os.path.exists(sdir):
+            shutil.rmtree(sdir)
+        os.makedirs(sdir)
+        try:
+            metas[name] = (collect_kernel(args, sdir) if name == "ours-kernel"
+                           else collect_user(name, args, sdir))
+            metas[name]["when"] = datetime.datetime.now(
+                datetime.timezone.utc).isoformat(timespec="seconds")
+        except (ec.CollectError, ed.DataError, SystemExit) as e:
+            errors[name] = str(e)
+            say(f"{name}: {e}")
+        timings[f"{name}_collect_s"] = round(time.time() - t, 1)
+    t = time.time()
+    summary = analyse(names, metas, errors, args, started)
+    timings["analysis_s"] = round(time.time() - t, 1)
+    summary.update(duration_s=round(time.time() - t0, 1), timings=timings,
+                   accel=args.accel,
+                   host={"cpu_model": proc.cpu_model(), "nproc": os.cpu_count(),
+                         "machine": platform.machine(), "load_end": load()})
+    files.write_json(os.path.join(OUT, "summary.json"), summary)
+    checks = er.checks(summary)
+    if args.json:
+        files.write_json(os.path.abspath(args.json), as_dicts(checks))
+    report(summary, checks)
+    return 1 if summarize(checks)["failed"] else 0
+
+
+def load():
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def analyse(names, metas, errors, args, started):
+    """Derive, assess, judge; the summary."""
+    arrays, jobs = {}, []
+    for name in names:
+        if name in errors:
+            continue
+        sdir = os.path.join(OUT, name)
+        try:
+            arrays[name], extra = derive(name, metas[name], args, sdir)
+        except ed.DataError as e:
+            errors[name] = str(e)
+            continue
+        jobs += [(sdir, "raw", 8)] + [(sdir, stem, bits) for stem, bits in extra]
+    results = assess_all(jobs, args.reuse) if jobs else {}
+    sources = {}
+    for name in names:
+        if name in errors:
+            sources[name] = {"name": name, "error": errors[name]}
+            continue
+        say(f"{name}: health tests over {args.samples:,} samples")
+        health = eh.false_positives(arrays[name])
+        sources[name] = er.source_summary(
+            name, metas[name], ed.describe(arrays[name]), results.get((name, "raw")),
+            health, {"fold": results.get((name, "fold")), "vn": results.get((name, "vn"))})
+    summary = {"schema": 1, "started": started, "code": er.code_claims(),
+               "sources": sources,
+               "params": {"samples": args.samples, "restarts": args.restarts,
+                          "len": args.len}}
+    ours = sources.get("ours-user", {}).get("chain", {}).get("summary", {})
+    summary["drbg"] = er.chain.drbg_claims(ours.get("h_block", 0), ours.get("full_entropy"))
+    summary["figures"] = ef.write_all(os.path.join(OUT, "figures"), summary, arrays, OUT)
+    return summary
+
+
+def report(summary, checks):
+    for name, s in summary["sources"].items():
+        if s.get("error"):
+            print(f"entropy: {name}: ERROR {s['error']}")
+            continue
+        rs = (s["assessment"] or {}).get("restart") or {}
+        print(f"entropy: {name}{' (emulated)' if s['emulated'] else ''}: H_I = "
+              f"{s['h_i']:.4f}, H = {s['h']:.4f} bits per raw sample; restart sanity "
+              f"{'passed' if rs.get('sanity') else 'FAILED'}, validation "
+              f"{'passed' if rs.get('pass') else 'FAILED'}")
+    for c in checks:
+        if c.status != "pass":
+            print(f"entropy: {c.status.upper()} {c.id}: {c.reason}")
+    n = summarize(checks)
+    print(f"entropy: {n['passed']} passed, {n['failed']} failed, {n['skipped']} skipped "
+          f"in {summary['duration_s']:.0f} s; summary: "
+          f"{config.display(os.path.join(OUT, 'summary.json'))}")
+    sys.stdout.flush()
+
+
+def register(sub):
+    p = sub.add_parser("entropy", help="raw noise of three sources, SP 800-90B assessed",
+                       description="Collect, assess and judge the raw noise of our "
+                                   "Jitter RNG (user space and kernel) and 6.1's.")
+    p.add_argument("--sources", default=",".join(SOURCES))
+    p.add_argument("--samples", type=int, default=1000000,
+                   help="consecutive raw samples per source (SP 800-90B 3.1.1)")
+    p.add_argument("--restarts", type=int, default=1000)
+    p.add_argument("--len", type=int, default=1000, help="samples per restart")
+    p.add_argument("--accel", default=os.environ.get("ACCEL") or "tcg",
+                   choices=["tcg", "kvm"])
+    p.add_argument("--json", help="write the checks here (a JSON list)")
+    p.add_argument("--reuse", action="store_true",
+                   help="assess the samples of the last collection again, collecting "
+                        "only the sources that have none")
+    p.set_defaults(func=run)

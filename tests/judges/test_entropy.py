@@ -1,0 +1,243 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The judges of make entropy (harness/judges/entropy_*.py): the SP 800-90B
+formulas, the data derived from raw samples (the unbiased bits against the
+model of the core), the health tests' false-positive count, the chain to
+an output block, and the checks make check takes from a summary.
+"""
+
+import array
+import math
+import os
+import random
+import tempfile
+import unittest
+
+from harness.judges import entropy_chain as chain
+from harness.judges import entropy_data as ed
+from harness.judges import entropy_health as eh
+from harness.judges import entropy_math as em
+from harness.judges import entropy_report as er
+from harness.judges import jitter_model as model
+
+from .jitter_driver import deltas_timer, jittery
+
+
+def stream(values):
+    return array.array("Q", values)
+
+
+class MathTest(unittest.TestCase):
+    """SP 800-90B's formulas as the chapter uses them."""
+
+    def test_output_entropy_bounds(self):
+        """Output_Entropy never exceeds h_in or n_out, and reaches n_out
+        less 2^-63.47 exactly when h_in = n_out + 64 (the full-entropy rule)."""
+        for args in ((64, 1, 1, 5.5), (576, 256, 1600, 200), (704, 256, 1600, 371),
+                     (2, 1, 1, 1.9), (8192, 64, 64, 700)):
+            h = em.output_entropy(*args)
+            self.assertLessEqual(h, min(args[1], args[3]) + 1e-12, args)
+            self.assertGreater(h, 0)
+        d = em.output_entropy_deficit(576, 256, 1600, 320)
+        self.assertAlmostEqual(math.log2(d), -64 - math.log2(math.log(2)), places=6)
+        self.assertAlmostEqual(em.output_entropy(576, 256, 1600, 256), 255.0, places=9)
+
+    def test_output_entropy_refuses_nonsense(self):
+        with self.assertRaises(ValueError):
+            em.output_entropy(64, 1, 1, 65)
+        with self.assertRaises(ValueError):
+            em.output_entropy(0, 1, 1, 0)
+
+    def test_cutoffs_of_the_code(self):
+        """The core's cutoffs are the formulas' at H = 1."""
+        n = model.LAG_WINDOW - model.LAG_HISTORY
+        self.assertEqual([em.rct_cutoff(1, a) for a in (30, 60)],
+                         [model.RCT_CUT, model.RCT_CUT_PERM])
+        self.assertEqual([em.apt_cutoff(1, a) for a in (30, 60)],
+                         [model.APT_CUT, model.APT_CUT_PERM])
+        self.assertEqual([em.lag_run_cutoff(1, a, n) for a in (30, 60)],
+                         [model.LAG_RUN_CUT, model.LAG_RUN_CUT_PERM])
+        self.assertEqual([em.vn_cutoff(1 / 8, a) for a in (30, 60)],
+                         [model.VN_CUT, model.VN_CUT_PERM])
+
+    def test_cutoffs_shrink_with_entropy(self):
+        """More entropy per sample, tighter cutoffs; the RCT's by 4.4.1."""
+        self.assertEqual(em.rct_cutoff(5, 30), 7)
+        self.assertLess(em.apt_cutoff(4, 30), em.apt_cutoff(2, 30))
+        self.assertLess(em.apt_cutoff(2, 30), model.APT_CUT)
+
+    def test_binomial_tail(self):
+        self.assertAlmostEqual(em.binom_upper_tail(10, .5, 8), 56 / 1024, places=12)
+        self.assertEqual(em.binom_upper_tail(10, .5, 0), 1.0)
+        self.assertEqual(em.binom_upper_tail(10, .5, 11), 0.0)
+
+
+class DataTest(unittest.TestCase):
+    """What is derived from the raw deltas."""
+
+    def test_vn_bits_are_the_cores(self):
+        """The unbiased bits entropy_data.vn_bits() makes from a stream of
+        raw samples are exactly the bits the model's core feeds its LFSR,
+        over several blocks of a jittery timer with stuck samples."""
+        rnd = random.Random(41)
+        deltas = [rnd.choice((700, 700, 701, 903, 1109)) if rnd.random() < .2
+                  else rnd.randrange(500, 3000) for _ in range(30000)]
+        ec = model.Collector(model.Timer(*deltas_timer(deltas)))
+        raw, fed = [], []
+        sample, lfsr = ec.sample, model.lfsr
+
+        def recording_sample():
+            lv, bit, st = sample()
+            raw.append(ec.trace[-1][1])
+            return lv, bit, st
+        ec.sample = recording_sample
+        model.lfsr = lambda data, bit: (fed.append(bit), lfsr(data, bit))[1]
+        try:
+            self.assertEqual(ec.read(96)[0], 0)
+        finally:
+            model.lfsr = lfsr
+        self.assertEqual(len(fed), 3 * model.BLOCK_WORDS * 64)
+        self.assertEqual(list(ed.vn_bits(stream(raw))), fed)
+
+    def test_symbols_fold_and_stuck(self):
+        d = stream([0x1FF, 0x100, 3, 3, 5, 7, 2 ** 64 - 1])
+        self.assertEqual(ed.symbols(d), bytes([0xFF, 0, 3, 3, 5, 7, 0xFF]))
+        self.assertEqual(ed.symbols(d, 4), bytes([0xF, 0, 3, 3, 5, 7, 0xF]))
+        self.assertEqual(ed.fold_bits(d), bytes([1, 1, 0, 0, 0, 1, 0]))
+        # 3, 3: a repeat; 3, 5, 7: a constant step
+        self.assertEqual(list(ed.stuck_flags(d)), [False, False, False, True, False,
+                                                   True, False])
+
+    def test_describe_finds_the_lattice(self):
+        rnd = random.Random(42)
+        d = stream([21 * rnd.randrange(40, 90) for _ in range(5000)])
+        desc = ed.describe(d)
+        self.assertEqual(desc["lattice_step"], 21)
+        self.assertGreaterEqual(desc["plugin_h_low8"], 0)
+        self.assertLessEqual(desc["plugin_h_low8"], desc["plugin_h_delta"] + 1e-12)
+
+    def test_bad_files_are_refused(self):
+        with tempfile.TemporaryDirectory() as t:
+            p = os.path.join(t, "deltas.bin")
+            with open(p, "wb") as f:
+                f.write(b"1234567")
+            with self.assertRaisesRegex(ed.DataError, "deltas.bin: 7 bytes"):
+                ed.read_deltas(p)
+            with open(p, "wb") as f:
+                f.write(bytes(16))
+            with self.assertRaisesRegex(ed.DataError, "2 deltas, expected 3"):
+                ed.read_deltas(p, 3)
+            with self.assertRaisesRegex(ed.DataError, "cannot read"):
+                ed.read_deltas(os.path.join(t, "missing.bin"))
+
+
+class HealthFalsePositiveTest(unittest.TestCase):
+    """The count of firings over a stream, as make check judges it."""
+
+    def test_good_stream_fires_nothing(self):
+        rnd = random.Random(43)
+        h = eh.false_positives(stream(rnd.randrange(500, 5000) for _ in range(20000)))
+        self.assertEqual([h[k]["fires"] for k in ("rct", "apt", "lag", "vn")], [0] * 4)
+        self.assertLess(h["rct"]["estimate"], h["alpha"])
+
+    def test_faults_fire_the_right_test(self):
+        rnd = random.Random(44)
+        good = [rnd.randrange(500, 5000) for _ in range(2000)]
+        stuck = eh.false_positives(stream(good + [777] * 40 + good))
+        self.assertEqual(stuck["rct"]["fires"], 40 - model.RCT_CUT + 1)
+        period = eh.false_positives(stream(good + [1003, 1019] * 100 + good))
+        self.assertGreater(period["lag"]["fires"], 0)
+        self.assertEqual(period["rct"]["fires"], 0)
+        self.assertEqual(period["apt"]["fires"], 0)
+
+
+class ChainTest(unittest.TestCase):
+    """SP 800-90B 3.1.5 from the raw sample to a block."""
+
+    def test_five_words_never_reach_320(self):
+        """Even perfect unbiased bits (h' = 1) in five words give SHA3-256
+        less than 256 + 64 bits, because a non-vetted word is worth at most
+        0.999 x 64; seven words reach it from h' = 5/7 on, not below."""
+        _, five = chain.ours(6.0, 0.5, 1.0, 1500, words=5)
+        self.assertFalse(five["full_entropy"])
+        self.assertLess(five["h_in_block"], 320)
+        s7, seven = chain.ours(6.0, 0.5, 5 / 7 + 1e-9, 2200, words=7)
+        self.assertTrue(seven["full_entropy"])
+        s_short, short = chain.ours(6.0, 0.5, 0.7, 2200, words=7)
+        self.assertFalse(short["full_entropy"])
+        self.assertGreater(s_short[-1]["deficit"], 50 * s7[-1]["deficit"])
+
+    def test_the_word_is_decided_by_its_test(self):
+        steps, s = chain.ours(4.8, 0.32, 0.85, 2200)
+        word = steps[3]
+        self.assertEqual((word["role"], word["n_in"], word["n_out"], word["nw"]),
+                         ("non-vetted", 128 * 64, 64, 64))
+        self.assertAlmostEqual(word["h_out"], 0.85 * 64)
+        self.assertAlmostEqual(s["samples_per_credited_bit"], 2200 / 256)
+        self.assertEqual(steps[-1]["role"], "vetted")
+
+    def test_pristine_and_the_drbg(self):
+        _, s = chain.pristine(1.0, 260)
+        self.assertFalse(s["full_entropy"])          # 256 x 1 bit < 320
+        _, s = chain.pristine(1.25, 260)
+        self.assertTrue(s["full_entropy"])
+        rows = {r["strength_bits"]: r for r in chain.drbg_claims(256, True)}
+        self.assertEqual((rows[256]["instantiate_bits"], rows[256]["reseed_bits"]),
+                         (384, 256))
+        rows = {r["strength_bits"]: r for r in chain.drbg_claims(128, False)}
+        self.assertEqual(rows[128]["reseed_bits"], 64)
+
+
+def summary_of(h_i=5.0, h_vn=0.85, sanity=True, fires=0, validation=True):
+    steps, s = chain.ours(h_i, 0.3, h_vn, 2200)
+    health = {k: {"fires": 0} for k in ("rct", "apt", "lag", "vn")}
+    health["lag"]["fires"] = fires
+    src = {"name": "ours-user", "h_i": h_i, "h": h_i, "emulated": False, "health": health,
+           "collect": {"seq": {"samples": 10 ** 6}, "restart": {"restarts": 1000}},
+           "assessment": {"restart": {"sanity": sanity, "pass": sanity and validation,
+                                      "reason": "x"}},
+           "chain": {"steps": steps, "summary": s}}
+    return {"code": er.code_claims(), "sources": {"ours-user": src,
+                                                  "ours-kernel": {"error": "no kernel"}}}
+
+
+class ReportTest(unittest.TestCase):
+    """make check's verdicts on a summary."""
+
+    def verdicts(self, **kw):
+        return {c.id: c.status for c in er.checks(summary_of(**kw))}
+
+    def test_good_evidence_passes(self):
+        v = self.verdicts()
+        self.assertEqual(v["entropy.ours-user.h-i"], "pass")
+        self.assertEqual(v["entropy.ours-user.credit"], "pass")
+        self.assertEqual(v["entropy.ours-user.restart"], "pass")
+        self.assertEqual(v["entropy.ours-user.health-fp"], "pass")
+        self.assertEqual(v["entropy.ours-kernel.collected"], "fail")
+
+    def test_decided_by_names_the_lowest_estimator_and_its_bound(self):
+        """The local bound decides when P_local > P_global'; r is the
+        longest run of right predictions plus one (SP 800-90B 6.3.7)."""
+        lit = {"mcv": {"min_entropy": 5.6},
+               "lz78y": {"min_entropy": 5.306, "p_local": .0253, "p_global_prime": .0212,
+                         "r": 5},
+               "multi_mmc": {"min_entropy": 5.307, "p_local": None,
+                             "p_global_prime": .0253, "r": 5}, "collision": None}
+        self.assertEqual(er.decided_by(lit),
+                         {"estimator": "lz78y", "local": True, "longest_run": 4})
+        lit["lz78y"]["p_local"] = None
+        self.assertEqual(er.decided_by(lit),
+                         {"estimator": "lz78y", "local": False, "longest_run": None})
+        self.assertIsNone(er.decided_by({}))
+
+    def test_each_shortfall_fails_its_check(self):
+        self.assertEqual(self.verdicts(h_i=0.9)["entropy.ours-user.h-i"], "fail")
+        self.assertEqual(self.verdicts(h_vn=0.7)["entropy.ours-user.credit"], "fail")
+        self.assertEqual(self.verdicts(sanity=False)["entropy.ours-user.restart"], "fail")
+        self.assertEqual(self.verdicts(validation=False)["entropy.ours-user.restart"],
+                         "fail")
+        self.assertEqual(self.verdicts(fires=2)["entropy.ours-user.health-fp"], "fail")
+        self.assertEqual(self.verdicts(fires=1)["entropy.ours-user.health-fp"], "pass")
+
+
+if __name__ == "__main__":
+    unittest.main()

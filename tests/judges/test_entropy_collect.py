@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The user-space entropy collectors of make entropy (conformance/entropy/,
+harness/judges/entropy_collect.py): they build from the tangled core and
+from 6.1's unmodified file, their SHA3-256 is FIPS 202's, and a short run
+records raw samples where the chapter says: every delta the health tests
+see, consecutively, so that our core's unbiased bits come out exactly
+seven words per block.
+"""
+
+import hashlib
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from harness.base import config, kcache
+from harness.judges import entropy_collect as ec
+from harness.judges import entropy_data as ed
+from harness.judges import jitter_model as model
+
+
+class CollectTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="entropy-collect-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_sha3_matches_hashlib(self):
+        """The collectors' SHA3-256, one-shot and fed in pieces."""
+        edir = config.top(ec.EDIR)
+        src = os.path.join(self.tmp, "t.c")
+        with open(src, "w") as f:
+            f.write('#include "sha3.h"\n#include <stdio.h>\n#include <stdlib.h>\n'
+                    "int main(int c, char **v)\n{\n\tstatic unsigned char b[4096];\n"
+                    "\tunsigned char o[32];\n\tstruct sha3_state s;\n"
+                    "\tsize_t n = fread(b, 1, sizeof(b), stdin), i, k = atoi(v[1]);\n"
+                    "\t(void)c;\n\tsha3_init(&s);\n"
+                    "\tfor (i = 0; i < n; i += k)\n"
+                    "\t\tsha3_update(&s, b + i, i + k < n ? k : n - i);\n"
+                    "\tsha3_final(&s, o);\n\tfor (i = 0; i < 32; i++)\n"
+                    "\t\tprintf(\"%02x\", o[i]);\n\treturn 0;\n}\n")
+        exe = os.path.join(self.tmp, "t")
+        subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", edir, "-o",
+                        exe, src, os.path.join(edir, "sha3.c")], check=True)
+        rnd = random.Random(51)
+        for n in (0, 1, 71, 135, 136, 137, 272, 300, 2000):
+            data = rnd.randbytes(n)
+            for piece in (1, 7, 136, 4096):
+                out = subprocess.run([exe, str(piece)], input=data, capture_output=True,
+                                     check=True).stdout.decode()
+                self.assertEqual(out, hashlib.sha3_256(data).hexdigest(), (n, piece))
+
+    def test_ours_records_every_raw_sample(self):
+        """20,000 consecutive samples and 3 restarts of 1000: the sizes, and
+        the unbiased bits of the consecutive run: 7 words x 64 per block
+        read, less the part of the last block the recording stopped in."""
+        exe = ec.build("ours-user", os.path.join(self.tmp, "bin"))
+        out = os.path.join(self.tmp, "ours")
+        meta = ec.run(exe, out, 20000, 3, 1000)
+        self.assertEqual(meta["seq"]["intermittent"], 0)
+        d = ed.read_deltas(os.path.join(out, "deltas.bin"), 20000)
+        ed.read_deltas(os.path.join(out, "restart-deltas.bin"), 3000)
+        bits = len(ed.vn_bits(d))
+        per_block = model.BLOCK_WORDS * 64
+        self.assertLessEqual(bits, per_block * meta["seq"]["blocks"])
+        self.assertGreater(bits, per_block * (meta["seq"]["blocks"] - 1))
+        self.assertEqual(meta["restart"]["restarts"], 3)
+
+    def test_pristine_builds_unmodified_and_runs(self):
+        """6.1's file from the kernel cache's tag 'pristine', as it is."""
+        version = kcache.installed_version()
+        src = os.path.join(kcache.tree_dir(version or "?"), "src")
+        if not version or not kcache.import_stamp(version) or not os.path.isdir(src):
+            self.skipTest(f"no imported kernel tree in {kcache.kcache()} (make tangle "
+                          "imports it); 6.1's file comes from there")
+        pdir = ec.pristine_sources(src, os.path.join(self.tmp, "pristine-src"))
+        with open(os.path.join(pdir, "jitterentropy.c"), "rb") as f:
+            text = f.read()
+        blob = subprocess.run(["git", "-C", src, "show", "pristine:crypto/jitterentropy.c"],
+                              capture_output=True, check=True).stdout
+        self.assertEqual(text, blob)
+        self.assertIn(b"jitterentropy library\n * version 3.4.0", text)
+        exe = ec.build("pristine-user", os.path.join(self.tmp, "bin"), pdir)
+        out = os.path.join(self.tmp, "pristine")
+        meta = ec.run(exe, out, 5000, 2, 1000)
+        self.assertEqual(meta["source"], "pristine-user")
+        d = ed.read_deltas(os.path.join(out, "deltas.bin"), 5000)
+        self.assertGreater(min(d), 0)
+        # 6.1 makes 256 non-stuck deltas and a priming one per block; the
+        # recording stops inside the last block read
+        self.assertGreaterEqual(5000, 257 * (meta["seq"]["blocks"] - 1))
+        self.assertLess(5000, 257 * meta["seq"]["blocks"] * 2)
+
+    def test_a_failing_build_is_one_line(self):
+        with self.assertRaisesRegex(ec.CollectError, "does not compile"):
+            ec._gcc(["-c", "-o", os.devnull, "-x", "c", "/dev/null", "-include",
+                     "no-such-header.h"], "a file")
+
+
+if __name__ == "__main__":
+    unittest.main()

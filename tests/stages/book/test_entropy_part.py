@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The book's entropy part (harness/stages/book/entropy.py) renders from
+make entropy's data files alone: without them a placeholder and a note;
+with them every table, each number the summary holds, the figures drawn,
+emulated data labelled, a source that was not collected a note.
+"""
+
+import os
+import shutil
+import tempfile
+import unittest
+
+from harness.base import files
+from harness.judges import entropy_chain as chain
+from harness.judges import entropy_report as er
+from harness.stages.book import entropy
+from harness.stages.book.md import code, esc
+
+
+def fake_source(name, h_i, emulated=False, design="ours"):
+    meta = {"design": design, "emulated": emulated, "where": f"somewhere {name}",
+            "clock": "rdtsc", "seq": {"samples": 1000000, "blocks": 450, "cpu_s": 2.0},
+            "restart": {"restarts": 1000, "len": 1000}, "wall_total_s": 9.5}
+    desc = {"quantiles": {k: 1000 for k in ("min", "p0.1", "p1", "p25", "median", "p75",
+                                            "p99", "p99.9", "max")},
+            "iqr": 600, "distinct": 400, "lattice_step": 21, "plugin_h_delta": 5.7,
+            "plugin_h_low8": 5.69, "plugin_h_low4": 3.9, "fold_ones": .3, "stuck": .02}
+    est = {"min_entropy": h_i + .5}
+    assess = {"assessed": h_i, "H_original": h_i, "H_bitstring": .7, "samples": 10 ** 6,
+              "literal": {"mcv": est, "lrs": {"min_entropy": h_i}},
+              "bitstring": {"mcv": {"min_entropy": .99}},
+              "restart": {"H_I": h_i, "sanity": {"cutoff": 45, "x_row": 40, "x_col": 33,
+                                                 "x_max": 40, "pass": True},
+                          "H_r": h_i + .1, "H_c": h_i + .2, "verdict": "pass",
+                          "reason": "ok"}}
+    bits = {"fold": {"assessed": .32, "samples": 10 ** 6, "literal": {"mcv": est}},
+            "vn": {"assessed": .8512, "samples": 10 ** 6, "literal": {"mcv": est}}}
+    health = {k: {"fires": 0, "max": 3, "estimate": 1e-40, "cutoff": 31} for k in
+              ("rct", "apt")}
+    health["rct"]["repeat"], health["apt"]["share"] = .015, .016
+    health["lag"] = {"fires": 0, "max_run": 2, "max_count": 2000, "hit": .016,
+                     "estimate": 1e-80, "run_cutoff": 47, "count_cutoff": 66621}
+    health["vn"] = {"fires": 0, "max_misses": 20, "yield": .41, "estimate": 1e-30,
+                    "cutoff": 156}
+    return er.source_summary(name, meta, desc, assess, health,
+                             bits if design == "ours" else {})
+
+
+class EntropyPartTest(unittest.TestCase):
+
+    def setUp(self):
+        self.top = tempfile.mkdtemp(prefix="book-entropy-")
+        self.ctx = {"top": self.top, "outdir": os.path.join(self.top, "out"),
+                    "esc": esc, "code": code}
+
+    def tearDown(self):
+        shutil.rmtree(self.top)
+
+    def test_placeholder_without_data(self):
+        md, notes = entropy.render(self.ctx)
+        self.assertIn("The entropy data is missing", md)
+        self.assertEqual(len(notes), 1)
+        self.assertIn(entropy.SUMMARY, notes[0])
+
+    def test_tables_and_figures_from_the_data(self):
+        s = {"schema": 1, "started": "2026-12-03T18:00:00+00:00", "duration_s": 123,
+             "host": {"cpu_model": "Some CPU", "nproc": 2}, "code": er.code_claims(),
+             "sources": {"ours-user": fake_source("ours-user", 4.8123),
+                         "pristine-user": fake_source("pristine-user", 5.6431,
+                                                      design="pristine"),
+                         "ours-kernel": fake_source("ours-kernel", 7.1, emulated=True)},
+             "drbg": chain.drbg_claims(256, True)}
+        fig = {"id": "entropy-deltas", "caption": "c", "layout": [1, 1], "run": {},
+               "panels": [{"title": "t", "kind": "line", "accel": "tcg",
+                           "series": [{"x": [1, 2, 3], "y": [.1, .5, .4]}]}]}
+        files.write_json(os.path.join(self.top, entropy.SUMMARY), s)
+        files.write_json(os.path.join(self.top, entropy.FIGDATA, "entropy-deltas.json"), fig)
+        md, notes = entropy.render(self.ctx)
+        for text in ("4.8123", "5.6431", "`ours-kernel` (emulated)", "Some CPU",
+                     "0.8512", "54.4768", "**full entropy**", "31 / 61", "325 / 355",
+                     "47 / 77", "66621 / 67121", "384.0", "{#fig-entropy-deltas .figure}",
+                     "Emulated timer"):
+            self.assertIn(text, md)
+        self.assertTrue(os.path.getsize(os.path.join(self.top, "out/figures/entropy-deltas.png")))
+        # the two figures without data are notes, nothing else is
+        self.assertEqual(sorted(n.split(":")[0] for n in notes),
+                         ["entropy figure entropy-correlation",
+                          "entropy figure entropy-restart"])
+
+    def test_a_source_not_collected_is_shown_and_noted(self):
+        s = {"code": er.code_claims(), "sources": {
+            "ours-user": fake_source("ours-user", 4.8),
+            "ours-kernel": {"name": "ours-kernel", "error": "the entropy boot ended with hung"}}}
+        files.write_json(os.path.join(self.top, entropy.SUMMARY), s)
+        md, notes = entropy.render(self.ctx)
+        self.assertIn("**not collected**", md)
+        self.assertTrue(any("ours-kernel was not collected" in n for n in notes))
+
+
+if __name__ == "__main__":
+    unittest.main()

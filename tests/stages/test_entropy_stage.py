@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The verb entropy (harness/stages/entropy.py): the guest's data channel
+is split by the sizes and FNV-1a hashes the guest announced, or refused;
+files are not rewritten when they hold the same bytes; a source that
+cannot be collected is a failed check naming why, not a crash; the verb
+(which make check runs) exits 1 when our core's assessed H_I is below
+what the code credits or its restart sanity check fails.
+"""
+
+import argparse
+import array
+import json
+import os
+import random
+import shutil
+import tempfile
+import unittest
+from unittest import mock
+
+from harness.judges import entropy_collect as ec
+from harness.judges import entropy_report as er
+from harness.stages import check, entropy
+
+
+def fnv_reference(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) % 2 ** 64
+    return h
+
+
+class DataChannelTest(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="entropy-stage-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def parts(self, seq, rs):
+        return {"seq": {"part": "seq", "bytes": len(seq), "ok": True,
+                        "fnv64": f"{fnv_reference(seq):016x}"},
+                "restart": {"part": "restart", "bytes": len(rs), "ok": True,
+                            "fnv64": f"{fnv_reference(rs):016x}"}}
+
+    def write(self, data):
+        path = os.path.join(self.tmp, "data.bin")
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_fnv1a_is_fnv1a(self):
+        self.assertEqual(entropy.fnv1a(b""), 0xcbf29ce484222325)
+        self.assertEqual(entropy.fnv1a(b"a"), 0xaf63dc4c8601ec8c)
+        data = os.urandom(200000)
+        self.assertEqual(entropy.fnv1a(data), fnv_reference(data))
+
+    def test_split_as_announced(self):
+        seq, rs = os.urandom(800), os.urandom(1600)
+        entropy.split_data(self.write(seq + rs), self.parts(seq, rs), self.tmp)
+        with open(os.path.join(self.tmp, "deltas.bin"), "rb") as f:
+            self.assertEqual(f.read(), seq)
+        with open(os.path.join(self.tmp, "restart-deltas.bin"), "rb") as f:
+            self.assertEqual(f.read(), rs)
+
+    def test_corrupt_short_or_long_data_is_refused(self):
+        seq, rs = os.urandom(800), os.urandom(1600)
+        parts = self.parts(seq, rs)
+        bad = bytearray(seq + rs)
+        bad[900] ^= 1
+        for data, why in ((bytes(bad), "restart part .* does not match its hash"),
+                          (seq + rs[:-8], "restart part .* does not match"),
+                          (seq + rs + b"x", "1 bytes more than announced")):
+            with self.assertRaisesRegex(ec.CollectError, why):
+                entropy.split_data(self.write(data), parts, self.tmp)
+        del parts["restart"]
+        with self.assertRaisesRegex(ec.CollectError, "did not send its restart part"):
+            entropy.split_data(self.write(seq + rs), parts, self.tmp)
+
+    def test_same_bytes_are_not_rewritten(self):
+        p = os.path.join(self.tmp, "x.bin")
+        entropy.write_bytes(p, b"abc")
+        os.utime(p, (1, 1))
+        entropy.write_bytes(p, b"abc")
+        self.assertEqual(os.path.getmtime(p), 1)
+        entropy.write_bytes(p, b"abd")
+        self.assertNotEqual(os.path.getmtime(p), 1)
+
+
+class RunTest(unittest.TestCase):
+
+    def test_a_source_that_fails_is_a_failed_check(self):
+        """A kernel that is not built: the source is reported with its
+        reason, the other sources are not affected, the exit status is 1."""
+        tmp = tempfile.mkdtemp(prefix="entropy-run-")
+        try:
+            args = argparse.Namespace(sources="ours-kernel", samples=1000, restarts=1,
+                                      len=1000, accel="tcg", json=os.path.join(tmp, "c.json"),
+                                      reuse=False)
+            with mock.patch.object(entropy, "OUT", tmp), \
+                    mock.patch.object(entropy, "collect_kernel",
+                                      side_effect=ec.CollectError("no finished test kernel")):
+                rc = entropy.run(args)
+            self.assertEqual(rc, 1)
+            with open(args.json) as f:
+                text = f.read()
+            self.assertIn('"entropy.ours-kernel.collected"', text)
+            self.assertIn("no finished test kernel", text)
+        finally:
+            shutil.rmtree(tmp)
+
+    def test_unknown_source_is_one_line(self):
+        args = argparse.Namespace(sources="theirs", samples=1, restarts=1, len=1,
+                                  accel="tcg", json=None, reuse=False)
+        with self.assertRaisesRegex(SystemExit, "unknown source 'theirs'"):
+            entropy.run(args)
+
+
+def fake_assessment(h, sanity=True, h_r=None):
+    """The parts of the assessor's JSON that make entropy reads; h_r: the
+    row assessment of the restart matrix (h when not given)."""
+    h_r = h if h_r is None else h_r
+    valid = sanity and h_r >= h / 2
+    return {"assessed": h, "H_original": h, "H_bitstring": h, "samples": 1000000,
+            "bits_per_symbol": 8, "literal": {}, "bitstring": {},
+            "restart": {"H_I": h, "sanity": {"pass": sanity, "cutoff": 48, "x_max": 40},
+                        "H_r": h_r if sanity else None, "H_c": h if sanity else None,
+                        "H_validated": min(h, h_r) if valid else None,
+                        "verdict": "pass" if valid else "fail",
+                        "reason": "sanity check (3.1.4.3) passed" if sanity else
+                        "sanity check (3.1.4.3) failed: a value occurs 60 times"}}
+
+
+class VerdictTest(unittest.TestCase):
+    """The whole verb on ours-user, the collector and the assessor replaced
+    by their outputs: what make check gets for an assessment."""
+
+    N, R, L = 20000, 1000, 1000
+
+    def collect(self, name, args, sdir):
+        rnd = random.Random(5)
+        for out, n in (("deltas.bin", self.N), ("restart-deltas.bin", self.R * self.L)):
+            with open(os.path.join(sdir, out), "wb") as f:
+                f.write(array.array("Q", (rnd.randrange(900, 1900) for _ in range(n)))
+                        .tobytes())
+        return {"design": "ours", "where": "user space", "emulated": False,
+                "clock": "rdtsc", "seq": {"samples": self.N, "blocks": self.N // 2000,
+                                          "cpu_s": 0.1, "intermittent": 0},
+                "restart": {"restarts": self.R, "len": self.L, "intermittent": 0}}
+
+    def verdict(self, h_i, sanity=True, h_vn=0.9, json_out=None, h_r=None):
+        tmp = tempfile.mkdtemp(prefix="entropy-verdict-")
+        self.addCleanup(shutil.rmtree, tmp)
+        args = argparse.Namespace(sources="ours-user", samples=self.N, restarts=self.R,
+                                  len=self.L, accel="tcg", reuse=False,
+                                  json=json_out or os.path.join(tmp, "checks.json"))
+        results = {("ours-user", "raw"): fake_assessment(h_i, sanity, h_r),
+                   ("ours-user", "fold"): fake_assessment(0.3),
+                   ("ours-user", "vn"): fake_assessment(h_vn)}
+        with mock.patch.object(entropy, "OUT", tmp), \
+                mock.patch.object(entropy, "collect_user", side_effect=self.collect), \
+                mock.patch.object(entropy, "assess_all", return_value=results), \
+                mock.patch("sys.stdout"):
+            rc = entropy.run(args)
+        with open(args.json) as f:
+            return rc, {c["id"]: c["status"] for c in json.load(f)}
+
+    def test_good_evidence_exits_0(self):
+        rc, v = self.verdict(5.0)
+        self.assertEqual(rc, 0, v)
+        self.assertEqual(v["entropy.ours-user.h-i"], "pass")
+        self.assertEqual(v["entropy.ours-user.restart"], "pass")
+
+    def test_h_i_below_the_codes_claim_exits_1(self):
+        """H_I just below the 1 bit per raw sample the cutoffs rest on."""
+        claim = er.code_claims()["h_claim"]
+        rc, v = self.verdict(claim - 0.01)
+        self.assertEqual(rc, 1)
+        self.assertEqual(v["entropy.ours-user.h-i"], "fail")
+        self.assertEqual(v["entropy.ours-user.restart"], "pass")
+
+    def test_validated_h_below_the_claim_exits_1(self):
+        """H_I is well above the claim, but the restart rows show less:
+        SP 800-90B 3.1.4.2 credits min(H_r, H_c, H_I), and that decides."""
+        rc, v = self.verdict(1.9, h_r=0.96)
+        self.assertEqual(rc, 1)
+        self.assertEqual(v["entropy.ours-user.h-i"], "fail")
+        self.assertEqual(v["entropy.ours-user.restart"], "pass")
+
+    def test_failed_restart_validation_exits_1(self):
+        rc, v = self.verdict(5.0, h_r=2.4)
+        self.assertEqual(rc, 1)
+        self.assertEqual(v["entropy.ours-user.restart"], "fail")
+
+    def test_failed_restart_sanity_check_exits_1(self):
+        rc, v = self.verdict(5.0, sanity=False)
+        self.assertEqual(rc, 1)
+        self.assertEqual(v["entropy.ours-user.restart"], "fail")
+        self.assertEqual(v["entropy.ours-user.h-i"], "pass")
+
+
+class CheckStepTest(unittest.TestCase):
+    """make check (harness/stages/check.py) runs the verb entropy after the
+    kernels, and its summary counts the verb's failures: the other steps
+    replaced, the verb run in this process on an H_I below the claim."""
+
+    def test_make_check_fails_on_the_entropy_verdict(self):
+        tmp = tempfile.mkdtemp(prefix="entropy-check-")
+        self.addCleanup(shutil.rmtree, tmp)
+        verbs, verdict = [], VerdictTest("test_good_evidence_exits_0")
+
+        def fake_run(cmd):
+            verbs.append(cmd[3:])
+            if cmd[3] == "entropy":
+                verdict.verdict(0.5, json_out=cmd[cmd.index("--json") + 1])
+            return 1, 0.0
+        with mock.patch.object(check, "OUT", tmp), \
+                mock.patch.object(check, "input_step", return_value=True), \
+                mock.patch.object(check, "acvp_step"), \
+                mock.patch.object(check, "host_steps"), \
+                mock.patch.object(check, "kernel_steps", return_value=None), \
+                mock.patch.object(check, "book_step"), \
+                mock.patch.object(check, "run", side_effect=fake_run), \
+                mock.patch("sys.stdout"):
+            rc = check.check(None)
+        self.assertEqual([v[0] for v in verbs], ["entropy"])
+        self.assertEqual(rc, 1)
+        with open(os.path.join(tmp, "host-checks.json")) as f:
+            status = {c["id"]: c["status"] for c in json.load(f)}
+        self.assertEqual(status["entropy.ours-user.h-i"], "fail")
+        self.assertEqual(status["entropy.ours-user.restart"], "pass")
+
+
+if __name__ == "__main__":
+    unittest.main()
