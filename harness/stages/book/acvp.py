@@ -12,6 +12,8 @@ what is wrong: the data is missing or unreadable, or the run failed.
 import json
 import os
 
+from .md import small_table, when
+
 DATA = "build/acvp/summary.json"
 HEAD = "# The last ACVP run {- #acvp-run}"
 COMMAND = "make acvp"
@@ -28,7 +30,7 @@ def placeholder(ctx, why):
 
 def registration_table(ctx, reg):
     esc = ctx["esc"]
-    out = ["| algorithm | revision | modes | predResistanceEnabled | other |",
+    out = ["| algorithm | revision | modes | prediction resistance | other |",
            "|---|---|---|---|---|"]
     for a in reg["algorithms"]:
         other = []
@@ -48,7 +50,7 @@ def registration_table(ctx, reg):
         out.append(f"| {esc(a['algorithm'])} | {esc(a['revision'])} | "
                    f"{esc(', '.join(a.get('modes', [])) or '--')} | {pr} | "
                    f"{esc('; '.join(other))} |")
-    return out + [""]
+    return small_table(out)
 
 
 def sets_table(ctx, sets):
@@ -63,7 +65,7 @@ def sets_table(ctx, sets):
         out.append(f"| {esc(s['name'])} | {s['test_groups']} ({s['groups_answered']}) | "
                    f"{s['test_cases']:,} | {s['claimed']:,} | {s['answered']:,} | "
                    f"{s['not_applicable']:,} | {esc(val)} |")
-    return out + [""]
+    return small_table(out)
 
 
 def reasons(ctx, sets):
@@ -92,7 +94,7 @@ def render(ctx):
     total = {k: sum(s[k] for s in sets) for k in ("test_cases", "claimed", "answered",
                                                   "not_applicable")}
     lines = [HEAD, "",
-             f"The run of {ctx['esc'](d['started'])} on kernel "
+             f"The run of {ctx['esc'](when(d['started']))} on kernel "
              f"{code(d.get('kernel_release') or '?')} ({d['accel']}), vector sets under "
              f"{code(d['acvp_dir'])}: of {total['test_cases']:,} test cases the "
              f"registration claims {total['claimed']:,}, and the kernel answered "

@@ -15,6 +15,7 @@ import json
 import os
 
 from . import figures
+from .md import small_table, when
 
 SUMMARY = "build/entropy/summary.json"
 FIGDATA = "build/entropy/figures"
@@ -40,9 +41,14 @@ def f(v, d=4):
 
 
 def table(head, rows):
-    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    # The dashes give pandoc each column's share of the width: as wide as
+    # its longest word, so that a source's name is not squeezed past its
+    # column (12 equal columns would be).
+    longest = [max([3] + [len(w) for c in [h] + [r[i] for r in rows]
+                          for w in str(c).split()]) for i, h in enumerate(head)]
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("-" * n for n in longest) + "|"]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return out + [""]
+    return small_table(out, "scriptsize")
 
 
 def ok_sources(data):
@@ -258,7 +264,7 @@ def intro_md(data, ctx):
     emu = [n for n, s in data["sources"].items() if s.get("emulated")]
     out = [HEAD, "",
            f"What {code('make entropy')} measured on {esc(host.get('cpu_model', '?'))} "
-           f"({host.get('nproc', '?')} CPUs), started {esc(data.get('started', '?'))}, in "
+           f"({host.get('nproc', '?')} CPUs), started {esc(when(data.get('started')))}, in "
            f"{f(data.get('duration_s'), 0)} seconds; every number and figure of this part "
            f"is read from {code(SUMMARY)} and {code(FIGDATA + '/')}, and the chapter "
            "[entropy evidence](#jitter-entropy) says what they mean.", ""]

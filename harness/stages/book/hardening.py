@@ -17,6 +17,7 @@ import collections
 import os
 
 from ...base import files
+from .md import small_table, when
 
 MAIN = "build/conformance/report.json"
 I386 = "build/conformance-i386/report.json"
@@ -39,13 +40,13 @@ FAMILIES = (("kunit", "KUnit cases"), ("fips", "KUnit cases and checks with fips
 def _table(head, rows):
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return out + [""]
+    return small_table(out)
 
 
 def _run_line(rep, path, code):
     k = rep.get("kernel") or {}
     return (f"From {code(path)}: kernel {code(k.get('release', '?'))}, "
-            f"started {rep.get('started', '?')}, "
+            f"started {when(rep.get('started'))}, "
             f"{rep.get('duration_s', '?')} s, on {rep.get('host', {}).get('cpu_model', '?')} "
             f"({rep.get('host', {}).get('nproc', '?')} CPUs).")
 

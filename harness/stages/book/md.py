@@ -19,6 +19,22 @@ PLACEHOLDER_RE = re.compile(r"NWUSEQ(\d{5})Z")
 SMALL = "`\\begingroup\\footnotesize\\raggedright{}`{=latex}"
 END_SMALL = "`\\par\\endgroup`{=latex}"
 
+
+
+def small_table(lines, size="footnotesize"):
+    """A generated table in small type in the PDF (as it is in HTML): its
+    numbers would run past the margin in the text size."""
+    return (["```{=latex}", f"\\begingroup\\{size}", "```", ""] + list(lines)
+            + ["", "```{=latex}", "\\endgroup", "```", ""])
+
+
+def when(iso):
+    """An ISO 8601 time of a report as text that can break at its space:
+    2026-12-03T22:44:59+00:00 -> 2026-12-03 22:44:59 UTC."""
+    s = str(iso or "?")
+    return s.replace("T", " ", 1).replace("+00:00", " UTC")
+
+
 PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
