@@ -196,3 +196,29 @@ int main(int argc, char **argv)
 	free(v);
 	return 0;
 }
+
+/*
+ * Both cores' allocator, as the kernel's jent_zalloc() and jent_zfree():
+ * zeroed memory, and zeroed again before it is freed (the length is kept
+ * in front of the block).
+ */
+void *jent_zalloc(unsigned int len)
+{
+	size_t *p = calloc(1, sizeof(size_t) * 2 + len);
+
+	if (!p)
+		return NULL;
+	p[0] = len;
+	return p + 2;
+}
+
+void jent_zfree(void *ptr)
+{
+	size_t *p;
+
+	if (!ptr)
+		return;
+	p = (size_t *)ptr - 2;
+	memset(ptr, 0, p[0]);
+	free(p);
+}

@@ -24,4 +24,8 @@ const char *collect_clock_name(void);
 /* Every raw sample of the collector being recorded goes through here. */
 void collect_sample(unsigned long long delta);
 
+/* Both cores' allocator (the kernel's jent_zalloc() and jent_zfree()). */
+void *jent_zalloc(unsigned int len);
+void jent_zfree(void *ptr);
+
 #endif

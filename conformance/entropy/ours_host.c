@@ -3,14 +3,12 @@
  * Host of our Jitter RNG core (tangled/jitterentropy.c, compiled on its
  * own with -O0 and CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE, as a test
  * kernel compiles it) for `make entropy`: what the kernel glue provides
- * (memory, time stamps, SHA3-256), the raw-sample hook of the test
- * interface, and the adapter of collect.h.  Compiled with -O2, as the glue.
+ * (time stamps, SHA3-256; memory is collect.c's), the raw-sample hook of
+ * the test interface, and the adapter of collect.h.  Compiled with -O2, as
+ * the glue.
  */
 #include "collect.h"
 #include "sha3.h"
-
-#include <stdlib.h>
-#include <string.h>
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
@@ -18,27 +16,6 @@ typedef unsigned char u8;
 #include "jitterentropy.h"
 
 const char *const source_name = "ours-user";
-
-void *jent_zalloc(unsigned int len)
-{
-	size_t *p = calloc(1, sizeof(size_t) * 2 + len);
-
-	if (!p)
-		return NULL;
-	p[0] = len;
-	return p + 2;
-}
-
-void jent_zfree(void *ptr)
-{
-	size_t *p;
-
-	if (!ptr)
-		return;
-	p = (size_t *)ptr - 2;
-	memset(ptr, 0, p[0]);
-	free(p);
-}
 
 void jent_get_nstime(u64 *out)
 {

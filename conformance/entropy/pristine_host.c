@@ -3,9 +3,9 @@
  * Host of Linux 6.1's Jitter RNG core for `make entropy`: the unmodified
  * crypto/jitterentropy.c of the pristine tree, compiled on its own with
  * -O0 (include/linux/fips.h here stands in for the kernel's), and what
- * 6.1's glue, crypto/jitterentropy-kcapi.c, provides it: memory, time
- * stamps, and SHA3-256 as a hash state that jent_hash_time() and
- * jent_read_random_block() update and finalise.  6.1's raw sample is the
+ * 6.1's glue, crypto/jitterentropy-kcapi.c, provides it: time stamps
+ * (memory is collect.c's), and SHA3-256 as a hash state that
+ * jent_hash_time() and jent_read_random_block() update and finalise.  6.1's raw sample is the
  * time delta its jent_measure_jitter() hands to jent_hash_time() (after
  * its stuck test and health tests saw it); the host records it there
  * while collect.c records.  Compiled with -O2, as the glue and
@@ -30,27 +30,6 @@ void jent_entropy_collector_free(struct rand_data *entropy_collector);
 
 const char *const source_name = "pristine-user";
 int fips_enabled;
-
-void *jent_zalloc(unsigned int len)
-{
-	size_t *p = calloc(1, sizeof(size_t) * 2 + len);
-
-	if (!p)
-		return NULL;
-	p[0] = len;
-	return p + 2;
-}
-
-void jent_zfree(void *ptr)
-{
-	size_t *p;
-
-	if (!ptr)
-		return;
-	p = (size_t *)ptr - 2;
-	memset(ptr, 0, p[0]);
-	free(p);
-}
 
 void jent_get_nstime(__u64 *out)
 {

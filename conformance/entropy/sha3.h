@@ -4,7 +4,8 @@
  * hosts of the entropy collectors (conformance/entropy/): the one-shot hash
  * our core asks for, and the init/update/final hash state 6.1's core keeps
  * between time stamps.  Compiled with -O2, as the kernel compiles
- * crypto/sha3_generic.c.
+ * crypto/sha3_generic.c.  The Jitter RNG's host test driver
+ * (conformance/jitter/shim.c) hashes with it too, at the driver's -O0.
  */
 #ifndef ENTROPY_SHA3_H
 #define ENTROPY_SHA3_H

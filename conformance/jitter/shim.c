@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The user-space host of the Jitter RNG core; see shim.h. */
 #include "shim.h"
+#include "sha3.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,78 +217,11 @@ void jent_zfree(void *ptr)
 	free(p);
 }
 
-/* ---- SHA3-256 (FIPS 202), a small Keccak-f[1600] ---- */
-
-static const u64 rc[24] = {
-	0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL,
-	0x8000000080008000ULL, 0x000000000000808bULL, 0x0000000080000001ULL,
-	0x8000000080008081ULL, 0x8000000000008009ULL, 0x000000000000008aULL,
-	0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
-	0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL,
-	0x8000000000008003ULL, 0x8000000000008002ULL, 0x8000000000000080ULL,
-	0x000000000000800aULL, 0x800000008000000aULL, 0x8000000080008081ULL,
-	0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
-};
-static const int rho[25] = {
-	0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43,
-	25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14,
-};
-
-static u64 rol(u64 x, int n)
-{
-	return n ? (x << n) | (x >> (64 - n)) : x;
-}
-
-static void keccakf(u64 a[25])
-{
-	u64 c[5], b[25];
-	int r, x, y;
-
-	for (r = 0; r < 24; r++) {
-		for (x = 0; x < 5; x++)
-			c[x] = a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20];
-		for (x = 0; x < 5; x++) {
-			u64 d = c[(x + 4) % 5] ^ rol(c[(x + 1) % 5], 1);
-
-			for (y = 0; y < 25; y += 5)
-				a[y + x] ^= d;
-		}
-		for (x = 0; x < 5; x++)
-			for (y = 0; y < 5; y++)
-				b[y + 5 * ((2 * x + 3 * y) % 5)] =
-					rol(a[x + 5 * y], rho[x + 5 * y]);
-		for (y = 0; y < 25; y += 5)
-			for (x = 0; x < 5; x++)
-				a[y + x] = b[y + x] ^ (~b[y + (x + 1) % 5] & b[y + (x + 2) % 5]);
-		a[0] ^= rc[r];
-	}
-}
+/* ---- SHA3-256 (FIPS 202): the entropy collectors' (conformance/entropy/sha3.c) ---- */
 
 void shim_sha3_256(const u8 *in, size_t len, u8 out[32])
 {
-	const size_t rate = 136;
-	u64 a[25] = { 0 };
-	u8 blk[136];
-	size_t i, n;
-
-	for (;;) {
-		n = len < rate ? len : rate;
-		memset(blk, 0, rate);
-		memcpy(blk, in, n);
-		if (n < rate) {
-			blk[n] ^= 0x06;
-			blk[rate - 1] ^= 0x80;
-		}
-		for (i = 0; i < rate; i++)
-			a[i / 8] ^= (u64)blk[i] << (8 * (i % 8));
-		keccakf(a);
-		if (n < rate)
-			break;
-		in += n;
-		len -= n;
-	}
-	for (i = 0; i < 32; i++)
-		out[i] = (u8)(a[i / 8] >> (8 * (i % 8)));
+	sha3_256(in, len, out);
 }
 
 int shim_hash_fails;
