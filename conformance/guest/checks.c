@@ -42,6 +42,10 @@ void run_checks(const char *mode)
 		check_partial_sockets();
 		return;
 	}
+	if (!strcmp(mode, "stress")) {
+		check_stress();	/* make stress (stress.c) */
+		return;
+	}
 	if (!strcmp(mode, "modules")) {
 		check_modules();
 		return;

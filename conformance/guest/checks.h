@@ -15,6 +15,7 @@ void kmemleak_scan(void);
 void check_hostile(void);
 void check_modules(void);
 void check_partial_sockets(void);
+void check_stress(void);
 
 /* Boot mode "cavs": CAVS known answers from a pack (cavs.c, cavs.h). */
 void check_cavs(const char *pack_path);

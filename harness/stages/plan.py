@@ -133,3 +133,30 @@ ACVP_BOOT = {"name": "acvp", "mode": "acvp", "append": "kunit.enable=0", "timeou
              "expect": "end", "kunit": False,
              "title": "ACVP: the DRBGs through their test interface, SHA3-256 through "
                       "AF_ALG"}
+
+# make stress (harness/stages/stress.py; not part of make check): the debug
+# kernel at large figures, each a parameter of the verb and so of the boot's
+# kernel command line ({calls}, {seed}, {seconds}, {race_rounds}).  The
+# calls boot starts with KUnit off, so that its /init finds the CRNG not
+# ready (guest.stress.unready); the race boot runs the lifecycle race alone
+# with drbg_kunit.race_rounds=; the FIPS and Jitter RNG failure boots of
+# the test kernel's plan run again on the debug kernel (STRESS_AGAIN).  A
+# timeout grows with its figure: timeout_per (figure, seconds per unit).
+STRESS_DEBUG = "conform.kmemleak=1 watchdog_thresh=60"
+STRESS_BOOTS = [
+    {"name": "stress-calls", "variant": "debug", "mode": "stress", "expect": "end",
+     "kunit": False, "timeout": 1800, "timeout_per": ("seconds", 1),
+     "append": "kunit.enable=0 conform.stress_calls={calls} conform.stress_seed={seed} "
+               "conform.stress_seconds={seconds} " + STRESS_DEBUG,
+     "title": "seeded hostile calls through every interface the series adds, "
+              "the blocking API while the CRNG becomes ready"},
+    {"name": "stress-race", "variant": "debug", "mode": "idle", "expect": "end",
+     "timeout": 1800, "timeout_per": ("race_rounds", 0.1),
+     "append": "kunit.filter_glob=drbg_race.async_vs_lifecycle "
+               "drbg_kunit.race_rounds={race_rounds} " + STRESS_DEBUG,
+     "requires": ["drbg_race.async_vs_lifecycle"],
+     "title": "DRBG life cycles on two CPUs racing the asynchronous reseed, PR and "
+              "non-PR instances of each core type"},
+]
+STRESS_AGAIN = ["fips-drbg", "jitter-absent", "jitter-startup-fips",
+                "jitter-intermittent-fips", "jitter-permanent-fips"]

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * make stress's seeded calls (stress.c, stress_blk.c): the plan of one
+ * call, which a host test (tests/guest/test_stress.py) runs without a
+ * kernel.
+ */
+#ifndef GUEST_STRESS_H
+#define GUEST_STRESS_H
+
+#include <stdint.h>
+
+enum {
+	S_RUN_BAD, S_RUN_GOOD, S_TRACE, S_ALG_READ, S_ALG_KEY, S_ALG_CYCLE,
+	S_JITTER_READ, S_RAW_NOISE, S_BLOCKING, S_ISO, S_IFACES
+};
+
+struct stress_call {
+	int iface;
+	uint32_t a, b;
+};
+
+/* What one write to random_blocking/stress reported. */
+struct blk_result {
+	unsigned int queued, cancels, cancel_syncs, syncs, callbacks;
+	int errors, ready_at_start, ready_at_end;
+};
+
+uint64_t stress_next(uint64_t *x);
+
+/* The next call from the generator *x; *hash takes it in (FNV-1a). */
+void stress_plan(uint64_t *x, struct stress_call *c, uint64_t *hash);
+
+/* One write of "seed ops" to random_blocking/stress (stress_blk.c): 0 or
+ * -errno; *res gets the counts of its result line. */
+long blocking_run(uint64_t seed, int ops, struct blk_result *res);
+
+/* The blocking API while the CRNG becomes ready (guest.stress.unready). */
+void check_unready(uint64_t seed);
+
+/* A field of /proc/meminfo in KiB, after dropping the caches; -1 if none. */
+long meminfo_kib(const char *key);
+
+#endif

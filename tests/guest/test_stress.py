@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make stress's guest calls (conformance/guest/stress.c, stress_blk.c),
+built for the host with regular files standing in for the kernel's.
+
+- The plan of the calls comes from the seed alone: the same seed makes the
+  same sequence (its FNV-1a hash, which the guest reports), another seed
+  another, and every interface gets calls.
+- A call whose result is not the expected one is counted and named: here
+  the files accept every write, so the malformed requests the kernel must
+  refuse are "accepted", as a kernel that lost a check would do.
+- The blocking API's result line is read back as the kernel writes it,
+  and its error count reaches the caller (a run with errors fails).
+"""
+
+import os
+import shutil
+import tempfile
+import unittest
+
+from .build import build, records
+
+LINE = ("ops=16 queued=5 busy=2 cancels=1 cancel_syncs=3 syncs=2 sync_skipped=0 "
+        "pauses=4 callbacks=4 errors={errors} ready_at_start=0 ready_at_end=1\n")
+IFACES = 10
+
+
+class StressTest(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix="guest-stress-")
+        self.addCleanup(shutil.rmtree, self.d)
+        self.paths = {k: os.path.join(self.d, k.lower()) for k in
+                      ("STRESS_RUN", "STRESS_TRACE", "STRESS_BLK", "STRESS_ISO",
+                       "STRESS_RAW")}
+        for p in self.paths.values():
+            open(p, "w").close()
+        self.exe = build(self, "stress_main", self.d, self.paths)
+
+    def blk_file(self, errors):
+        # (the guest writes its command over the start: room for it first)
+        with open(self.paths["STRESS_BLK"], "w") as f:
+            f.write(" " * 64 + LINE.format(errors=errors))
+
+    def test_same_seed_same_sequence(self):
+        a = records(self, [self.exe, "plan", "20", "5000"])[0]
+        b = records(self, [self.exe, "plan", "20", "5000"])[0]
+        c = records(self, [self.exe, "plan", "21", "5000"])[0]
+        self.assertEqual(a, b)
+        self.assertNotEqual(a["fnv"], c["fnv"])
+        self.assertEqual(len(a["counts"]), IFACES)
+        self.assertTrue(all(n > 0 for n in a["counts"]), a["counts"])
+        self.assertEqual(sum(a["counts"]), 5000)
+
+    def test_a_longer_plan_starts_as_the_shorter(self):
+        short = records(self, [self.exe, "plan", "7", "100"])[0]
+        long = records(self, [self.exe, "plan", "7", "200"])[0]
+        self.assertNotEqual(short["fnv"], long["fnv"])
+        self.assertTrue(all(s <= n for s, n in zip(short["counts"], long["counts"])))
+
+    def test_accepted_malformed_requests_are_unexpected(self):
+        self.blk_file(0)
+        r = records(self, [self.exe, "calls", "20", "300"])[0]
+        self.assertGreater(r["calls"], 300)
+        self.assertGreater(r["unexpected"], 0)
+        self.assertRegex(r["first"], r"^call \d+ \(\w+, [^)]*\): got -?\d+, expected -?\d+$")
+
+    def test_blocking_result_line_read_back(self):
+        self.blk_file(0)
+        r = records(self, [self.exe, "blk", "5"])[0]
+        self.assertEqual((r["result"], r["queued"], r["callbacks"], r["errors"]),
+                         (0, 5, 4, 0))
+        self.assertEqual((r["ready_at_start"], r["ready_at_end"]), (0, 1))
+        self.blk_file(2)
+        self.assertEqual(records(self, [self.exe, "blk", "5"])[0]["errors"], 2)
+
+    def test_blocking_without_a_result_line_is_an_error(self):
+        r = records(self, [self.exe, "blk", "5"])[0]
+        self.assertEqual(r["errors"], -1)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make stress's judge (harness/judges/stress.py): one row per boot with
+what it ran and what was seen, and the verdicts on the figures.
+
+- The rows take their figures from the checks of their own boot: the
+  seeded calls, the race's life cycles (from the KUnit case's log line),
+  the kernel-log and kmemleak reports, slab before and after.
+- stress.figures fails when a boot did not end as planned, when fewer
+  calls were made than asked (the guest's time bound came first), and
+  when the race ran fewer life cycles than asked (a kernel that ignores
+  drbg_kunit.race_rounds=).
+- stress.targets is skipped, saying so, when smaller figures than issue
+  20's were asked for.
+"""
+
+import unittest
+
+from harness.base.checks import Check
+from harness.judges import stress
+
+FIG = {"calls": 1000, "seed": 20, "seconds": 600, "race_rounds": 100}
+
+
+def boots(calls_outcome="end"):
+    return [{"name": "stress-calls", "outcome": calls_outcome, "expect": "end",
+             "seconds": 100.0, "append": "conform.stress_calls=1000", "title": "calls"},
+            {"name": "stress-race", "outcome": "end", "expect": "end", "seconds": 50.0,
+             "append": "drbg_kunit.race_rounds=100", "title": "race"}]
+
+
+def checks(calls=1000, cycles=200, reports=0, leaks=0):
+    def c(cid, boot, status="pass", counts=None, details=None):
+        return Check(cid, status, cid, reason=None if status == "pass" else "why",
+                     boot=boot, counts=counts or {}, details=details or {})
+    return [
+        c("boot.stress-calls", "stress-calls"),
+        c("boot.stress-calls.kernel-log", "stress-calls", "fail" if reports else "pass",
+          {"reports": reports, "allowlisted": 0}),
+        c("stress-calls.guest.kmemleak.stress-calls", "stress-calls",
+          "fail" if leaks else "pass", {"reports": leaks, "unexplained": leaks,
+                                        "allowlisted": 0}),
+        c("stress-calls.guest.stress.calls", "stress-calls", "pass",
+          {"requested": 1000, "calls": calls, "seed": 20,
+           "sequence_fnv64": "150126cb8399f9cc"}),
+        c("stress-calls.guest.stress.memory", "stress-calls", "pass",
+          {"slab_kib_before": 100, "slab_kib_after": 140, "growth_kib": 40}),
+        c("boot.stress-race", "stress-race"),
+        c("boot.stress-race.kernel-log", "stress-race", "pass", {"reports": 0}),
+        c("stress-race.kunit.drbg_race.async_vs_lifecycle", "stress-race", "pass",
+          details={"log": [f"# async_vs_lifecycle: {cycles} iterations on 2 CPUs "
+                           "in 5000 ms"]}),
+    ]
+
+
+class StressJudgeTest(unittest.TestCase):
+    def test_rows_and_totals(self):
+        s = stress.summary(boots(), checks(), FIG)
+        calls, race = s["boots"]
+        self.assertEqual(calls["calls"]["calls"], 1000)
+        self.assertEqual(calls["calls"]["seed"], 20)
+        self.assertEqual(calls["memory"]["growth_kib"], 40)
+        self.assertEqual((calls["kernel_log_reports"], calls["kmemleak_unexplained"]),
+                         (0, 0))
+        self.assertEqual(calls["checks"], {"pass": 5, "fail": 0, "skip": 0})
+        self.assertEqual(race["race"], {"cycles": 200, "cpus": 2, "ms": 5000})
+        self.assertEqual((s["calls"], s["race_cycles"]), (1000, 200))
+        self.assertEqual(stress.check(s).status, "pass")
+
+    def test_reports_are_counted(self):
+        s = stress.summary(boots(), checks(reports=3, leaks=2), FIG)
+        self.assertEqual((s["kernel_log_reports"], s["kmemleak_unexplained"]), (3, 2))
+        self.assertEqual(s["boots"][0]["failed"],
+                         ["boot.stress-calls.kernel-log",
+                          "stress-calls.guest.kmemleak.stress-calls"])
+
+    def test_fewer_calls_than_asked_fails(self):
+        c = stress.check(stress.summary(boots(), checks(calls=640), FIG))
+        self.assertEqual(c.status, "fail")
+        self.assertIn("stress-calls: 640 of 1000 calls made", c.reason)
+
+    def test_fewer_race_cycles_than_asked_fails(self):
+        c = stress.check(stress.summary(boots(), checks(cycles=4000 // 20), dict(
+            FIG, race_rounds=2000)))
+        self.assertEqual(c.status, "fail")
+        self.assertIn("stress-race: 200 of 4000 life cycles", c.reason)
+
+    def test_a_boot_that_hung_fails(self):
+        c = stress.check(stress.summary(boots("timeout"), checks(), FIG))
+        self.assertEqual(c.status, "fail")
+        self.assertIn("stress-calls: ended timeout, expected end", c.reason)
+
+    def test_no_boot_fails(self):
+        self.assertEqual(stress.check(stress.summary([], [], FIG)).status, "fail")
+
+    def test_targets(self):
+        small = stress.targets(stress.summary(boots(), checks(), FIG))
+        self.assertEqual(small.status, "skip")
+        self.assertIn("calls 1000 < 100000", small.reason)
+        self.assertIn("race_cycles 200 < 10000", small.reason)
+        full = dict(FIG, calls=100000, race_rounds=5000)
+        self.assertEqual(stress.targets(stress.summary(boots(), checks(), full)).status,
+                         "pass")
+
+
+if __name__ == "__main__":
+    unittest.main()

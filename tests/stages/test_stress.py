@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make stress's boot plan (harness/stages/stress.py): the figures are the
+verb's options, put on each boot's kernel command line; the FIPS and
+Jitter RNG failure boots of the test kernel's plan come again on the
+debug kernel; a name or a figure that cannot be is a one-line error.
+"""
+
+import unittest
+
+from harness.stages import plan, stress
+
+FIG = {"calls": 123456, "seed": 77, "seconds": 900, "race_rounds": 5000}
+
+
+class StressPlanTest(unittest.TestCase):
+    def test_figures_on_the_command_line(self):
+        by = {b["name"]: b for b in stress.stress_plan(FIG)}
+        calls = by["stress-calls"]["append"].split()
+        for arg in ("conform.stress_calls=123456", "conform.stress_seed=77",
+                    "conform.stress_seconds=900", "conform.kmemleak=1", "kunit.enable=0"):
+            self.assertIn(arg, calls)
+        self.assertIn("drbg_kunit.race_rounds=5000", by["stress-race"]["append"].split())
+        self.assertNotIn("{", " ".join(b["append"] for b in by.values()))
+
+    def test_every_boot_on_the_debug_kernel_with_its_own_prefix(self):
+        boots = stress.stress_plan(FIG)
+        self.assertEqual(len({b["name"] for b in boots}), len(boots))
+        for b in boots:
+            self.assertEqual(b["variant"], "debug", b["name"])
+            self.assertEqual(b["prefix"], b["name"])
+            self.assertIn("watchdog_thresh=60", b["append"])
+            self.assertEqual("conform.kmemleak=1" in b["append"], b["expect"] == "end",
+                             b["name"])
+
+    def test_failure_boots_come_again(self):
+        by = {b["name"]: b for b in stress.stress_plan(FIG)}
+        test = {b["name"]: b for b in plan.BOOTS}
+        for name in plan.STRESS_AGAIN:
+            again = by[f"stress-{name}"]
+            self.assertTrue(again["append"].startswith(test[name]["append"]))
+            self.assertEqual(again["expect"], test[name]["expect"])
+            self.assertGreaterEqual(again["timeout"], test[name]["timeout"])
+
+    def test_timeouts_grow_with_the_figures(self):
+        small = {b["name"]: b["timeout"] for b in stress.stress_plan(
+            dict(FIG, seconds=60, race_rounds=100))}
+        large = {b["name"]: b["timeout"] for b in stress.stress_plan(FIG)}
+        self.assertEqual(large["stress-calls"] - small["stress-calls"], 840)
+        self.assertEqual(large["stress-race"] - small["stress-race"], 490)
+
+    def test_only(self):
+        self.assertEqual([b["name"] for b in stress.stress_plan(FIG, ["stress-race"])],
+                         ["stress-race"])
+        with self.assertRaises(SystemExit) as e:
+            stress.stress_plan(FIG, ["stress-nosuch"])
+        self.assertIn("stress-nosuch", str(e.exception))
+
+    def test_bad_figures(self):
+        class Args:
+            calls, seed, seconds, race_rounds = 10, 1, 0, 10
+        with self.assertRaises(SystemExit) as e:
+            stress.figures_of(Args)
+        self.assertIn("--seconds must be positive", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
