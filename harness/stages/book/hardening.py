@@ -7,8 +7,10 @@ did, and the series on a 32-bit machine.
 ctx is the dict the other generated parts take ("top", "esc", "code").
 The data are two reports that the harness writes: the hardening summary
 of build/conformance/report.json (`make conform`, run by `make check`),
-and build/conformance-i386/report.json (`make conform ARCH=i386`, a
-kernel build of its own and not part of `make check`).  Where a report is
+build/stress/report.json (`make stress`, the debug kernel at large
+figures; book/stress.py), and build/conformance-i386/report.json (`make
+conform ARCH=i386`, a kernel build of its own and not part of `make
+check`).  Where a report is
 missing the section says so and names the command; a note (a build
 warning) is given only when a report shows a failure.
 """
@@ -17,6 +19,7 @@ import collections
 import os
 
 from ...base import files
+from . import stress
 from .md import small_table, when
 
 MAIN = "build/conformance/report.json"
@@ -132,5 +135,7 @@ def render(ctx):
                 ":::", ""]
     else:
         out += faults_md(main, esc, code, notes)
+    out += stress.stress_md(files.read_json(os.path.join(top, stress.REPORT)), esc, code,
+                            notes)
     out += i386_md(files.read_json(os.path.join(top, I386)), esc, code, notes)
     return "\n".join(out) + "\n", notes

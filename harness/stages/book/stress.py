@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The hardening appendix's section on make stress, drawn from
+build/stress/report.json (the "stress" section that judges/stress.py
+writes, and the run's checks).  Without the report the section is a
+placeholder naming the command; a failed check of the run is named and
+given as a note (a build warning).
+
+    stress_md(report or None, esc, code, notes) -> [markdown lines]
+"""
+
+from .md import small_table, when
+
+REPORT = "build/stress/report.json"
+ABOUT = ("`make stress` boots the debug kernel (KASAN, UBSAN, lockdep, kmemleak, "
+         "work-object debugging, preemption, two CPUs) at figures given on its "
+         "command line, outside `make check`: seeded hostile calls through every "
+         "interface the series adds or changes (the blocking API through "
+         "`random_blocking/stress`, the DRBG's test interface, `AF_ALG`, the Jitter "
+         "RNG's raw-noise interface), the blocking API while the CRNG becomes "
+         "ready, the DRBG life-cycle race with more rounds, and the FIPS and Jitter "
+         "RNG failure boots again.  The figures below are read from its report.")
+
+
+def _ran(row, esc):
+    n, race, un = row.get("calls"), row.get("race"), row.get("unready")
+    if n:
+        out = (f"{n.get('calls', 0)} of {n.get('requested', 0)} calls, seed "
+               f"{n.get('seed')}, {n.get('unexpected', 0)} unexpected results")
+        if un:
+            out += f"; {un.get('runs', 0)} blocking-API runs as the CRNG became ready"
+        return out
+    if race:
+        return f"{race['cycles']} life cycles on {race['cpus']} CPUs in {race['ms']} ms"
+    return esc(row.get("title", ""))
+
+
+def _calls_lines(row, code):
+    n, un, mem = row.get("calls") or {}, row.get("unready") or {}, row.get("memory")
+    names = ("run_bad", "run_good", "trace", "af_alg_read", "af_alg_key",
+             "af_alg_cycle", "jitter_read", "raw_noise", "blocking", "isolation")
+    out = [f"The calls by interface: "
+           + ", ".join(f"{k.replace('_', ' ')} {n[k]}" for k in names if k in n)
+           + f"; the sequence's hash {code(n.get('sequence_fnv64', '?'))} (the same "
+           f"seed makes the same sequence); {n.get('ms', 0) // 1000} s in the guest, "
+           f"bound {n.get('seconds_bound', '?')} s"
+           + (" (**reached first**)" if n.get("time_bound_hit") else "") + "."]
+    if un:
+        out.append(f"With the CRNG not ready at first: {un.get('runs', 0)} runs of "
+                   f"{un.get('ops_per_run', '?')} blocking-API operations, "
+                   f"{un.get('runs_before_ready', 0)} begun before it was ready, "
+                   f"{un.get('runs_across_ready', 0)} with requests pending when "
+                   f"entropy was credited ({un.get('entropy_after_ms', '?')} ms in); "
+                   f"{un.get('status')}.")
+    if mem:
+        out.append(f"Unreclaimable slab: {mem.get('slab_kib_before')} KiB before, "
+                   f"{mem.get('slab_kib_after')} KiB after ({mem.get('growth_kib')} "
+                   f"KiB; the bound, {mem.get('bound_kib')} KiB, leaves room for "
+                   "KASAN's quarantine of freed objects, so kmemleak is the check "
+                   "of single leaks).")
+    return [" ".join(out), ""]
+
+
+def stress_md(rep, esc, code, notes):
+    out = ["## At large figures {- #hardening-stress}", "", ABOUT, ""]
+    s = (rep or {}).get("stress")
+    if not s:
+        return out + ["::: placeholder", f"**Not run for this book.** There is no "
+                      f"{code(REPORT)}: `make stress` writes it (the debug kernel at "
+                      "large figures; not part of `make check`).", ":::", ""]
+    f, t, k = s["figures"], s["targets"], rep.get("kernel") or {}
+    out += [f"From {code(REPORT)}: kernel {code(k.get('release', '?'))}, started "
+            f"{when(rep.get('started'))}, {rep.get('duration_s', '?')} s of wall time, "
+            f"on {rep.get('host', {}).get('cpu_model', '?')} "
+            f"({rep.get('host', {}).get('nproc', '?')} CPUs).  Asked for: "
+            f"{f['calls']} calls (seed {f['seed']}, bounded at {f['seconds']} s), "
+            f"{f['race_rounds']} rounds of each race thread; issue 20 asks for "
+            f"{t['calls']} calls and {t['race_cycles']} life cycles.", ""]
+    rows = [[code(r["boot"]), _ran(r, esc), r.get("seconds"),
+             r.get("outcome") if r.get("outcome") == r.get("expect")
+             else f"**{r.get('outcome')}** (expected {r.get('expect')})",
+             "-" if r["kernel_log_reports"] is None else r["kernel_log_reports"],
+             "-" if r["kmemleak_unexplained"] is None else r["kmemleak_unexplained"],
+             "{pass} / {fail} / {skip}".format(**r["checks"])] for r in s["boots"]]
+    head = ["boot", "what it ran", "s", "ended", "kernel-log reports",
+            "kmemleak, unexplained", "checks passed / failed / skipped"]
+    out += small_table(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+                       + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows])
+    calls = next((r for r in s["boots"] if r.get("calls")), None)
+    if calls:
+        out += _calls_lines(calls, code)
+    verdict = {c["id"]: c for c in rep.get("checks", []) if c["id"].startswith("stress.")}
+    bad = [c["id"] for c in rep.get("checks", []) if c["status"] == "fail"]
+    out += [f"In all: {s['calls']} calls, {s['race_cycles']} race life cycles, "
+            f"{s['kernel_log_reports']} kernel-log reports, {s['kmemleak_unexplained']} "
+            "unexplained kmemleak reports; "
+            + "; ".join(f"{code(i)} {c['status']}" + (f" ({esc(c['reason'])})"
+                                                       if c.get("reason") else "")
+                        for i, c in sorted(verdict.items())) + ".", ""]
+    if bad:
+        notes.append(f"stress: {len(bad)} check(s) failed: {', '.join(bad[:5])}")
+        out += ["Failed: " + ", ".join(code(b) for b in bad[:20]) + ".", ""]
+    return out
