@@ -221,13 +221,16 @@ static void call_alg(struct stress *s, const struct stress_call *c)
 	long r;
 
 	if (c->iface == S_ALG_READ) {
-		r = s->op[k] < 0 ? -EBADF : read(s->op[k], buf + (c->a >> 8) % 8, len);
-		expect(s, c->iface, alg_drivers[k], r < 0 ? -errno : r,
+		expect(s, c->iface, alg_drivers[k], rd(s->op[k], buf + (c->a >> 8) % 8, len),
 		       (long)(len < 128 ? len : 128));
 	} else if (c->iface == S_ALG_KEY) {
+		/* A reseed: af_alg refuses a key while a socket is accepted. */
+		if (s->op[k] >= 0)
+			close(s->op[k]);
 		r = s->parent[k] < 0 ? -EBADF :
-			setsockopt(s->parent[k], SOL_ALG, ALG_SET_KEY, key, 1 + len);
-		expect(s, c->iface, alg_drivers[k], r < 0 ? -errno : r, 0);
+			setsockopt(s->parent[k], SOL_ALG, ALG_SET_KEY, key, 1 + len) ? -errno : 0;
+		expect(s, c->iface, alg_drivers[k], r, 0);
+		s->op[k] = s->parent[k] < 0 ? -1 : accept(s->parent[k], NULL, 0);
 	} else if (c->iface == S_JITTER_READ) {
 		r = rd(s->jitter, buf, 1 + len % 64);
 		if (r == -EAGAIN)	/* an intermittent health failure */
