@@ -405,6 +405,7 @@ void check_stress(void)
 	check_unready(seed);
 	stress_loop(seed, cmdline_long("conform.stress_calls", 1000),
 		    cmdline_long("conform.stress_seconds", 600));
+	check_stress_faults();
 	sleep(2);	/* RCU callbacks and deferred frees */
 	slab1 = meminfo_kib("SUnreclaim:");
 	report_check("guest.stress.memory",

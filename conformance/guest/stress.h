@@ -37,6 +37,9 @@ long blocking_run(uint64_t seed, int ops, struct blk_result *res);
 /* The blocking API while the CRNG becomes ready (guest.stress.unready). */
 void check_unready(uint64_t seed);
 
+/* Allocation failure at every point (stress_faults.c). */
+void check_stress_faults(void);
+
 /* A field of /proc/meminfo in KiB, after dropping the caches; -1 if none. */
 long meminfo_kib(const char *key);
 

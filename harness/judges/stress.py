@@ -52,6 +52,14 @@ def _row(b, mine):
             row["memory"] = dict(n)
         elif c.id.endswith(RACE_CASE):
             row["race"] = _race(c)
+        elif c.id.endswith("guest.stress.faults"):
+            row.setdefault("faults", {}).update(n)
+        elif ".guest.stress.faults." in "." + c.id:
+            f = row.setdefault("faults", {})
+            for k in ("points", "errors", "recovered"):
+                f[k] = f.get(k, 0) + n.get(k, 0)
+            f["paths"] = f.get("paths", 0) + 1
+            f["paths_failed"] = f.get("paths_failed", 0) + (c.status == "fail")
     return row
 
 
@@ -60,8 +68,9 @@ def summary(boots, checks, figures):
     rows = [_row(b, [c for c in checks if c.boot == b["name"]]) for b in boots]
     calls = sum((r.get("calls") or {}).get("calls", 0) for r in rows)
     race = sum((r.get("race") or {}).get("cycles", 0) for r in rows)
+    points = sum((r.get("faults") or {}).get("points", 0) for r in rows)
     return {"figures": dict(figures), "targets": dict(TARGETS), "boots": rows,
-            "calls": calls, "race_cycles": race,
+            "calls": calls, "race_cycles": race, "fault_points": points,
             "kernel_log_reports": sum(r["kernel_log_reports"] or 0 for r in rows),
             "kmemleak_unexplained": sum(r["kmemleak_unexplained"] or 0 for r in rows)}
 

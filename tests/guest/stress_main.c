@@ -13,9 +13,12 @@
  *                              first of them, as JSON
  *   stress_main blk SEED       one write to the blocking API's stress file:
  *                              its result and the counts read back, as JSON
+ *   stress_main faults         the allocation-failure loop, its records on
+ *                              stdout (AF_ALG paths left out, as above)
  */
 #include "stress.c"
 #include "stress_blk.c"
+#include "stress_faults.c"
 
 static int plan(uint64_t seed, long n)
 {
@@ -66,14 +69,29 @@ static int blk(uint64_t seed)
 	return 0;
 }
 
+static int faults(void)
+{
+	static const struct fault_op ops[] = { { "run", op_run }, { "trace", op_trace } };
+
+	if (access(FAULT_NTH, F_OK) || !set_knob(FAULT_SLAB, "ignore-gfp-wait", "N")) {
+		printf("{\"skip\":1}\n");
+		return 0;
+	}
+	fault_points(&ops[0], fault_drivers[0]);
+	fault_points(&ops[1], fault_drivers[1]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "faults"))
+		return faults();
 	if (argc == 3 && !strcmp(argv[1], "blk"))
 		return blk(strtoull(argv[2], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "plan"))
 		return plan(strtoull(argv[2], NULL, 0), atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "calls"))
 		return calls(strtoull(argv[2], NULL, 0), atol(argv[3]));
-	fprintf(stderr, "usage: %s plan|calls SEED N | blk SEED\n", argv[0]);
+	fprintf(stderr, "usage: %s plan|calls SEED N | blk SEED | faults\n", argv[0]);
 	return 2;
 }

@@ -10,6 +10,10 @@ built for the host with regular files standing in for the kernel's.
   refuse are "accepted", as a kernel that lost a check would do.
 - The blocking API's result line is read back as the kernel writes it,
   and its error count reaches the caller (a run with errors fails).
+- Allocation failure at every point: a path whose run without a fault
+  does not give the interface's reply fails and says so (here a regular
+  file echoes the request back); a fail-nth whose counter never reaches 0
+  injects nothing, and no point is counted.
 """
 
 import os
@@ -31,8 +35,17 @@ class StressTest(unittest.TestCase):
         self.paths = {k: os.path.join(self.d, k.lower()) for k in
                       ("STRESS_RUN", "STRESS_TRACE", "STRESS_BLK", "STRESS_ISO",
                        "STRESS_RAW")}
-        for p in self.paths.values():
-            open(p, "w").close()
+        self.paths.update({
+            "FAULT_NTH": os.path.join(self.d, "fail-nth"),
+            "FAULT_SLAB": os.path.join(self.d, "failslab") + "/",
+            "FAULT_PAGE": os.path.join(self.d, "no-page-alloc") + "/",
+            "FAULT_RUN": self.paths["STRESS_RUN"],
+            "FAULT_TRACE": self.paths["STRESS_TRACE"]})
+        os.mkdir(self.paths["FAULT_SLAB"])
+        for k, p in self.paths.items():
+            if not p.endswith("/"):
+                open(p, "w").close()
+        open(self.paths["FAULT_SLAB"] + "ignore-gfp-wait", "w").close()
         self.exe = build(self, "stress_main", self.d, self.paths)
 
     def blk_file(self, errors):
@@ -75,6 +88,20 @@ class StressTest(unittest.TestCase):
     def test_blocking_without_a_result_line_is_an_error(self):
         r = records(self, [self.exe, "blk", "5"])[0]
         self.assertEqual(r["errors"], -1)
+
+    def test_fault_paths_that_do_not_answer_fail(self):
+        recs = records(self, [self.exe, "faults"])
+        self.assertEqual([r["id"] for r in recs],
+                         ["guest.stress.faults.run.drbg_pr_ctr_aes128",
+                          "guest.stress.faults.trace.drbg_nopr_ctr_aes128"])
+        self.assertEqual(recs[0]["status"], "fail")
+        self.assertEqual(recs[0]["reason"], "without a fault: result -5")
+        self.assertEqual(recs[1]["reason"], "without a fault: result 1")
+        self.assertEqual([r["points"] for r in recs], [0, 0])
+
+    def test_no_fault_injection_is_a_skip(self):
+        os.unlink(self.paths["FAULT_NTH"])
+        self.assertEqual(records(self, [self.exe, "faults"]), [{"skip": 1}])
 
 
 if __name__ == "__main__":

@@ -44,6 +44,12 @@ def checks(calls=1000, cycles=200, reports=0, leaks=0):
            "sequence_fnv64": "150126cb8399f9cc"}),
         c("stress-calls.guest.stress.memory", "stress-calls", "pass",
           {"slab_kib_before": 100, "slab_kib_after": 140, "growth_kib": 40}),
+        c("stress-calls.guest.stress.faults.run.drbg_pr_sha256", "stress-calls", "pass",
+          {"points": 40, "errors": 38, "recovered": 2}),
+        c("stress-calls.guest.stress.faults.af-alg.jitterentropy_rng", "stress-calls",
+          "fail", {"points": 10, "errors": 9, "recovered": 0}),
+        c("stress-calls.guest.stress.faults", "stress-calls", "pass",
+          {"operations": 2, "failslab": 1, "fail_page_alloc": 1}),
         c("boot.stress-race", "stress-race"),
         c("boot.stress-race.kernel-log", "stress-race", "pass", {"reports": 0}),
         c("stress-race.kunit.drbg_race.async_vs_lifecycle", "stress-race", "pass",
@@ -61,7 +67,11 @@ class StressJudgeTest(unittest.TestCase):
         self.assertEqual(calls["memory"]["growth_kib"], 40)
         self.assertEqual((calls["kernel_log_reports"], calls["kmemleak_unexplained"]),
                          (0, 0))
-        self.assertEqual(calls["checks"], {"pass": 5, "fail": 0, "skip": 0})
+        self.assertEqual(calls["checks"], {"pass": 7, "fail": 1, "skip": 0})
+        self.assertEqual(calls["faults"], {"points": 50, "errors": 47, "recovered": 2,
+                                           "paths": 2, "paths_failed": 1, "operations": 2,
+                                           "failslab": 1, "fail_page_alloc": 1})
+        self.assertEqual(s["fault_points"], 50)
         self.assertEqual(race["race"], {"cycles": 200, "cpus": 2, "ms": 5000})
         self.assertEqual((s["calls"], s["race_cycles"]), (1000, 200))
         self.assertEqual(stress.check(s).status, "pass")
@@ -71,7 +81,8 @@ class StressJudgeTest(unittest.TestCase):
         self.assertEqual((s["kernel_log_reports"], s["kmemleak_unexplained"]), (3, 2))
         self.assertEqual(s["boots"][0]["failed"],
                          ["boot.stress-calls.kernel-log",
-                          "stress-calls.guest.kmemleak.stress-calls"])
+                          "stress-calls.guest.kmemleak.stress-calls",
+                          "stress-calls.guest.stress.faults.af-alg.jitterentropy_rng"])
 
     def test_fewer_calls_than_asked_fails(self):
         c = stress.check(stress.summary(boots(), checks(calls=640), FIG))

@@ -51,6 +51,18 @@ def _calls_lines(row, code):
                    f"{un.get('runs_across_ready', 0)} with requests pending when "
                    f"entropy was credited ({un.get('entropy_after_ms', '?')} ms in); "
                    f"{un.get('status')}.")
+    fl = row.get("faults")
+    if fl:
+        out.append(f"Allocation failure at every point: {fl.get('paths', 0)} paths "
+                   f"(the test interface's run and trace for a PR and a non-PR instance "
+                   f"of each core type, AF_ALG sockets), {fl.get('points', 0)} points, "
+                   f"{fl.get('errors', 0)} ended in an error returned and "
+                   f"{fl.get('recovered', 0)} in the right result; "
+                   f"{fl.get('paths_failed', 0)} paths failed; injected into the slab "
+                   "allocator" + (" and the page allocator (so vmalloc's pages too)"
+                                  if fl.get("fail_page_alloc") else
+                                  " only (this kernel has no CONFIG_FAIL_PAGE_ALLOC)")
+                   + ".")
     if mem:
         out.append(f"Unreclaimable slab: {mem.get('slab_kib_before')} KiB before, "
                    f"{mem.get('slab_kib_after')} KiB after ({mem.get('growth_kib')} "

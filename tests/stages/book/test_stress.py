@@ -24,6 +24,8 @@ def report(fail=False):
                        "seconds_bound": 3600, "run_bad": 1234, "blocking": 1600},
              "unready": {"runs": 31, "runs_before_ready": 30, "runs_across_ready": 1,
                          "entropy_after_ms": 640, "ops_per_run": 64, "status": "pass"},
+             "faults": {"paths": 15, "points": 700, "errors": 690, "recovered": 10,
+                        "paths_failed": 0, "fail_page_alloc": 1},
              "memory": {"slab_kib_before": 9000, "slab_kib_after": 9500,
                         "growth_kib": 500, "bound_kib": 40960}}
     race = {"boot": "stress-race", "title": "race", "outcome": "timeout", "expect": "end",
@@ -63,6 +65,9 @@ class StressSectionTest(unittest.TestCase):
         self.assertIn("`00112233aabbccdd`", md)
         self.assertIn("31 runs of 64 blocking-API operations, 30 begun before", md)
         self.assertIn("9000 KiB before, 9500 KiB after (500 KiB", md)
+        self.assertIn("15 paths (the test interface's run", md)
+        self.assertIn("700 points, 690 ended in an error returned and 10 in the right", md)
+        self.assertIn("and the page allocator", md)
         self.assertIn("In all: 4330 calls, 10000 race life cycles, 2 kernel-log", md)
         self.assertIn("`stress.figures` fail (" + esc("stress-race: ended timeout"), md)
         self.assertIn("`stress.targets` skip (" + esc("calls 4321 < 100000") + ")", md)
