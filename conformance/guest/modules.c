@@ -23,6 +23,7 @@
 #include <linux/if_alg.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -83,15 +84,45 @@ static pid_t crng_maker(void)
 	return pid;
 }
 
+/* Remove the Jitter RNG and load it again (the DRBG is out); 0 or -errno. */
+static int cycle_jitter(int round, char *why, size_t n)
+{
+	int r;
+
+	if (syscall(SYS_delete_module, "jitterentropy_rng", O_NONBLOCK)) {
+		r = -errno;
+		snprintf(why, n, "round %d: delete_module(jitterentropy_rng): %s", round,
+			 strerror(errno));
+		return r;
+	}
+	r = load("/lib/modules/jitterentropy_rng.ko");
+	if (r)
+		snprintf(why, n, "round %d: finit_module(jitterentropy_rng.ko): %s", round,
+			 strerror(-r));
+	return r;
+}
+
+/*
+ * The rounds: conform.modules_rounds= (make stress), LOOP_ROUNDS by
+ * default; with conform.modules_jitter=1 the Jitter RNG is removed and
+ * loaded again too, between the DRBG's removal and its load (its KUnit
+ * module, which holds it, is removed first).
+ */
 static void check_rmmod_loop(void)
 {
-	int round, unloaded = 0, reloaded = 0, generated = 0, r;
-	int crng_round = crng_ready_now() ? -1 : LOOP_ROUNDS / 2;
+	char v[16];
+	int rounds = cmdline_value("conform.modules_rounds", v, sizeof(v)) ? atoi(v) :
+		LOOP_ROUNDS;
+	int jitter = cmdline_value("conform.modules_jitter", v, sizeof(v)) && atoi(v);
+	int round, unloaded = 0, reloaded = 0, generated = 0, jcycles = 0, r;
+	int crng_round = crng_ready_now() ? -1 : rounds / 2;
 	long long t0 = now_us();
 	char why[256] = "";
 	pid_t child = -1;
 
-	for (round = 0; round < LOOP_ROUNDS && !why[0]; round++) {
+	if (jitter)
+		syscall(SYS_delete_module, "jitterentropy_kunit", O_NONBLOCK);
+	for (round = 0; round < rounds && !why[0]; round++) {
 		if (round == crng_round)
 			child = crng_maker();
 		generated += drbg_sockets(LOOP_SOCKETS);
@@ -101,6 +132,9 @@ static void check_rmmod_loop(void)
 			break;
 		}
 		unloaded++;
+		if (jitter && cycle_jitter(round, why, sizeof(why)))
+			break;
+		jcycles += jitter;
 		r = load("/lib/modules/drbg.ko");
 		if (r) {
 			snprintf(why, sizeof(why), "round %d: finit_module(drbg.ko): %s",
@@ -113,9 +147,9 @@ static void check_rmmod_loop(void)
 		waitpid(child, NULL, 0);
 	report_check("guest.modules.rmmod_loop", why[0] ? "fail" : "pass",
 		     why[0] ? why : NULL,
-		     "\"rounds\":%d,\"unloaded\":%d,\"reloaded\":%d,"
+		     "\"rounds\":%d,\"unloaded\":%d,\"reloaded\":%d,\"jitter_cycles\":%d,"
 		     "\"sockets_generated\":%d,\"crng_ready_in_round\":%d,\"ms\":%lld",
-		     round, unloaded, reloaded, generated, crng_round,
+		     round, unloaded, reloaded, jcycles, generated, crng_round,
 		     (now_us() - t0) / 1000);
 }
 

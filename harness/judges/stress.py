@@ -7,8 +7,9 @@ the hash of their sequence, the race's life cycles; the kernel-log
 reports, kmemleak's unexplained reports, unreclaimable slab before and
 after, the checks passed, failed, skipped) and the run's totals.
 check() is stress.figures: every boot ended as planned and reached the
-figures it was asked for.  targets() is stress.targets: the figures asked
-for are those of issue 20 (TARGETS), or it is skipped and says so.
+figures it was asked for (calls, race life cycles, module cycles).
+targets() is stress.targets: the figures asked for are those of issue 20
+(TARGETS), or it is skipped and says so.
 """
 
 import re
@@ -16,7 +17,7 @@ import re
 from ..base.checks import Check
 
 # The figures issue 20 asks of make stress.
-TARGETS = {"calls": 100000, "race_cycles": 10000}
+TARGETS = {"calls": 100000, "race_cycles": 10000, "module_cycles": 1000}
 RACE_CASE = "kunit.drbg_race.async_vs_lifecycle"
 RACE_LOG = re.compile(r"async_vs_lifecycle: (\d+) iterations on (\d+) CPUs in (\d+) ms")
 
@@ -50,6 +51,8 @@ def _row(b, mine):
             row["unready"] = dict(n, status=c.status)
         elif c.id.endswith("guest.stress.memory"):
             row["memory"] = dict(n)
+        elif c.id.endswith("guest.modules.rmmod_loop"):
+            row["modules"] = dict(n)
         elif c.id.endswith(RACE_CASE):
             row["race"] = _race(c)
         elif c.id.endswith("guest.stress.faults"):
@@ -68,9 +71,11 @@ def summary(boots, checks, figures):
     rows = [_row(b, [c for c in checks if c.boot == b["name"]]) for b in boots]
     calls = sum((r.get("calls") or {}).get("calls", 0) for r in rows)
     race = sum((r.get("race") or {}).get("cycles", 0) for r in rows)
+    mods = sum((r.get("modules") or {}).get("reloaded", 0) for r in rows)
     points = sum((r.get("faults") or {}).get("points", 0) for r in rows)
     return {"figures": dict(figures), "targets": dict(TARGETS), "boots": rows,
             "calls": calls, "race_cycles": race, "fault_points": points,
+            "module_cycles": mods,
             "kernel_log_reports": sum(r["kernel_log_reports"] or 0 for r in rows),
             "kmemleak_unexplained": sum(r["kmemleak_unexplained"] or 0 for r in rows)}
 
@@ -83,6 +88,10 @@ def _shortfalls(row, figures):
         if n.get("calls", 0) < figures["calls"]:
             yield (f"{row['boot']}: {n.get('calls', 0)} of {figures['calls']} calls "
                    "made")
+    if row["boot"] == "stress-modules":
+        got = (row.get("modules") or {}).get("reloaded", 0)
+        if got < figures["module_rounds"]:
+            yield f"{row['boot']}: {got} of {figures['module_rounds']} module cycles"
     if row["boot"] == "stress-race":
         got = (row.get("race") or {}).get("cycles", 0)
         if got < 2 * figures["race_rounds"]:
@@ -103,7 +112,8 @@ def check(s):
 def targets(s):
     """stress.targets: were issue 20's figures asked for?"""
     f, t = s["figures"], s["targets"]
-    asked = {"calls": f["calls"], "race_cycles": 2 * f["race_rounds"]}
+    asked = {"calls": f["calls"], "race_cycles": 2 * f["race_rounds"],
+             "module_cycles": f["module_rounds"]}
     short = [f"{k} {asked[k]} < {t[k]}" for k in t if asked[k] < t[k]]
     title = "the run was asked for the figures of issue 20"
     if short:

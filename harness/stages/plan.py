@@ -136,10 +136,13 @@ ACVP_BOOT = {"name": "acvp", "mode": "acvp", "append": "kunit.enable=0", "timeou
 
 # make stress (harness/stages/stress.py; not part of make check): the debug
 # kernel at large figures, each a parameter of the verb and so of the boot's
-# kernel command line ({calls}, {seed}, {seconds}, {race_rounds}).  The
+# kernel command line ({calls}, {seed}, {seconds}, {race_rounds},
+# {module_rounds}).  The
 # calls boot starts with KUnit off, so that its /init finds the CRNG not
 # ready (guest.stress.unready); the race boot runs the lifecycle race alone
-# with drbg_kunit.race_rounds=; the FIPS and Jitter RNG failure boots of
+# with drbg_kunit.race_rounds=; the modules boot (the modules kernel,
+# a debug kernel too) removes and loads the modules {module_rounds} times;
+# the FIPS and Jitter RNG failure boots of
 # the test kernel's plan run again on the debug kernel (STRESS_AGAIN).  A
 # timeout grows with its figure: timeout_per (figure, seconds per unit).
 STRESS_DEBUG = "conform.kmemleak=1 watchdog_thresh=60"
@@ -157,6 +160,12 @@ STRESS_BOOTS = [
      "requires": ["drbg_race.async_vs_lifecycle"],
      "title": "DRBG life cycles on two CPUs racing the asynchronous reseed, PR and "
               "non-PR instances of each core type"},
+    {"name": "stress-modules", "variant": "modules", "mode": "modules", "expect": "end",
+     "modules": True, "kunit": False, "timeout": 1800, "timeout_per": ("module_rounds", 10),
+     "append": "kunit.filter_glob=none conform.modules_rounds={module_rounds} "
+               "conform.modules_jitter=1 " + STRESS_DEBUG,
+     "title": "the DRBG and the Jitter RNG modules removed and loaded again with the "
+              "DRBG's asynchronous reseed in flight (modules kernel: debug options)"},
 ]
 STRESS_AGAIN = ["fips-drbg", "jitter-absent", "jitter-startup-fips",
                 "jitter-intermittent-fips", "jitter-permanent-fips"]

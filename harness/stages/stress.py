@@ -5,7 +5,9 @@ make check.
 The boots are plan.STRESS_BOOTS, whose figures are this verb's options
 put on the kernel command line (--calls, --seed, --seconds: the seeded
 hostile calls of conformance/guest/stress.c; --race-rounds: the DRBG
-life-cycle race's rounds per thread), and plan.STRESS_AGAIN, the FIPS and
+life-cycle race's rounds per thread; --module-rounds: the DRBG and Jitter
+RNG modules removed and loaded again, on the modules kernel, a debug
+kernel too), and plan.STRESS_AGAIN, the FIPS and
 Jitter RNG failure boots of the test kernel's plan, again on the debug
 kernel.  Each boot is judged as make conform judges it (kernel log,
 kmemleak, KUnit, the guest's checks); judges/stress.py adds what each
@@ -22,7 +24,8 @@ from ..base import config, guest, kcache
 from ..judges import stress as judge
 from . import conform, plan
 
-DEFAULTS = {"calls": 100000, "seed": 20, "seconds": 3600, "race_rounds": 5000}
+DEFAULTS = {"calls": 100000, "seed": 20, "seconds": 3600, "race_rounds": 5000,
+            "module_rounds": 1000}
 
 
 def say(msg):
@@ -62,7 +65,7 @@ def stress_plan(figures, only=()):
 def figures_of(args):
     """The figures asked for; a negative or zero one is a one-line error."""
     fig = {k: getattr(args, k) for k in DEFAULTS}
-    bad = [k for k in ("calls", "seconds", "race_rounds") if fig[k] <= 0]
+    bad = [k for k in ("calls", "seconds", "race_rounds", "module_rounds") if fig[k] <= 0]
     if bad or fig["seed"] < 0:
         config.die("stress", f"--{(bad or ['seed'])[0].replace('_', '-')} must be "
                    "positive")
@@ -77,9 +80,10 @@ def stress(args):
     conf = confmod.load()
     version, src = kcache.ensure_pristine(conf=conf)
     os.makedirs(args.out, exist_ok=True)
-    imgs = conform.images(version, ["debug"])
+    variants = sorted({b["variant"] for b in boots})
+    imgs = conform.images(version, variants)
     inits = {"x86_64": guest.build()}
-    say(f"{len(boots)} boot(s) on the debug kernel; figures {fig}")
+    say(f"{len(boots)} boot(s) on the {' and '.join(variants)} kernel(s); figures {fig}")
     results = conform.boot_all(boots, args, imgs, inits, src)
     infos = [info for info, _ in results]
     checks = [c for _, cs in results for c in cs]
@@ -107,6 +111,10 @@ def register(sub):
                    default=DEFAULTS["race_rounds"],
                    help="rounds of each of the race's two threads (default "
                         "%(default)s: 10,000 life cycles)")
+    p.add_argument("--module-rounds", dest="module_rounds", type=int,
+                   default=DEFAULTS["module_rounds"],
+                   help="removals and loads of the DRBG and Jitter RNG modules "
+                        "(modules kernel; default %(default)s)")
     p.add_argument("--only", default=os.environ.get("BOOTS", ""),
                    help="run only these stress boots (comma-separated names)")
     p.add_argument("--out", default=config.build("stress"))

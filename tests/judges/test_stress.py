@@ -18,17 +18,20 @@ import unittest
 from harness.base.checks import Check
 from harness.judges import stress
 
-FIG = {"calls": 1000, "seed": 20, "seconds": 600, "race_rounds": 100}
+FIG = {"calls": 1000, "seed": 20, "seconds": 600, "race_rounds": 100,
+       "module_rounds": 10}
 
 
 def boots(calls_outcome="end"):
     return [{"name": "stress-calls", "outcome": calls_outcome, "expect": "end",
              "seconds": 100.0, "append": "conform.stress_calls=1000", "title": "calls"},
             {"name": "stress-race", "outcome": "end", "expect": "end", "seconds": 50.0,
-             "append": "drbg_kunit.race_rounds=100", "title": "race"}]
+             "append": "drbg_kunit.race_rounds=100", "title": "race"},
+            {"name": "stress-modules", "outcome": "end", "expect": "end", "seconds": 9.0,
+             "append": "conform.modules_rounds=10", "title": "modules"}]
 
 
-def checks(calls=1000, cycles=200, reports=0, leaks=0):
+def checks(calls=1000, cycles=200, reports=0, leaks=0, reloaded=10):
     def c(cid, boot, status="pass", counts=None, details=None):
         return Check(cid, status, cid, reason=None if status == "pass" else "why",
                      boot=boot, counts=counts or {}, details=details or {})
@@ -55,13 +58,18 @@ def checks(calls=1000, cycles=200, reports=0, leaks=0):
         c("stress-race.kunit.drbg_race.async_vs_lifecycle", "stress-race", "pass",
           details={"log": [f"# async_vs_lifecycle: {cycles} iterations on 2 CPUs "
                            "in 5000 ms"]}),
+        c("stress-modules.guest.modules.rmmod_loop", "stress-modules", "pass",
+          {"rounds": reloaded, "unloaded": reloaded, "reloaded": reloaded,
+           "jitter_cycles": reloaded}),
     ]
 
 
 class StressJudgeTest(unittest.TestCase):
     def test_rows_and_totals(self):
         s = stress.summary(boots(), checks(), FIG)
-        calls, race = s["boots"]
+        calls, race, mods = s["boots"]
+        self.assertEqual(mods["modules"]["jitter_cycles"], 10)
+        self.assertEqual(s["module_cycles"], 10)
         self.assertEqual(calls["calls"]["calls"], 1000)
         self.assertEqual(calls["calls"]["seed"], 20)
         self.assertEqual(calls["memory"]["growth_kib"], 40)
@@ -95,6 +103,11 @@ class StressJudgeTest(unittest.TestCase):
         self.assertEqual(c.status, "fail")
         self.assertIn("stress-race: 200 of 4000 life cycles", c.reason)
 
+    def test_fewer_module_cycles_than_asked_fails(self):
+        c = stress.check(stress.summary(boots(), checks(reloaded=7), FIG))
+        self.assertEqual(c.status, "fail")
+        self.assertIn("stress-modules: 7 of 10 module cycles", c.reason)
+
     def test_a_boot_that_hung_fails(self):
         c = stress.check(stress.summary(boots("timeout"), checks(), FIG))
         self.assertEqual(c.status, "fail")
@@ -108,7 +121,8 @@ class StressJudgeTest(unittest.TestCase):
         self.assertEqual(small.status, "skip")
         self.assertIn("calls 1000 < 100000", small.reason)
         self.assertIn("race_cycles 200 < 10000", small.reason)
-        full = dict(FIG, calls=100000, race_rounds=5000)
+        self.assertIn("module_cycles 10 < 1000", small.reason)
+        full = dict(FIG, calls=100000, race_rounds=5000, module_rounds=1000)
         self.assertEqual(stress.targets(stress.summary(boots(), checks(), full)).status,
                          "pass")
 

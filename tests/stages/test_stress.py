@@ -9,7 +9,8 @@ import unittest
 
 from harness.stages import plan, stress
 
-FIG = {"calls": 123456, "seed": 77, "seconds": 900, "race_rounds": 5000}
+FIG = {"calls": 123456, "seed": 77, "seconds": 900, "race_rounds": 5000,
+       "module_rounds": 300}
 
 
 class StressPlanTest(unittest.TestCase):
@@ -20,13 +21,18 @@ class StressPlanTest(unittest.TestCase):
                     "conform.stress_seconds=900", "conform.kmemleak=1", "kunit.enable=0"):
             self.assertIn(arg, calls)
         self.assertIn("drbg_kunit.race_rounds=5000", by["stress-race"]["append"].split())
+        mods = by["stress-modules"]["append"].split()
+        self.assertIn("conform.modules_rounds=300", mods)
+        self.assertIn("conform.modules_jitter=1", mods)
         self.assertNotIn("{", " ".join(b["append"] for b in by.values()))
 
-    def test_every_boot_on_the_debug_kernel_with_its_own_prefix(self):
+    def test_every_boot_on_a_debug_kernel_with_its_own_prefix(self):
         boots = stress.stress_plan(FIG)
         self.assertEqual(len({b["name"] for b in boots}), len(boots))
         for b in boots:
-            self.assertEqual(b["variant"], "debug", b["name"])
+            # (the modules kernel has the debug kernel's options too)
+            self.assertEqual(b["variant"], "modules" if b["name"] == "stress-modules"
+                             else "debug", b["name"])
             self.assertEqual(b["prefix"], b["name"])
             self.assertIn("watchdog_thresh=60", b["append"])
             self.assertEqual("conform.kmemleak=1" in b["append"], b["expect"] == "end",
@@ -43,10 +49,11 @@ class StressPlanTest(unittest.TestCase):
 
     def test_timeouts_grow_with_the_figures(self):
         small = {b["name"]: b["timeout"] for b in stress.stress_plan(
-            dict(FIG, seconds=60, race_rounds=100))}
+            dict(FIG, seconds=60, race_rounds=100, module_rounds=100))}
         large = {b["name"]: b["timeout"] for b in stress.stress_plan(FIG)}
         self.assertEqual(large["stress-calls"] - small["stress-calls"], 840)
         self.assertEqual(large["stress-race"] - small["stress-race"], 490)
+        self.assertEqual(large["stress-modules"] - small["stress-modules"], 2000)
 
     def test_only(self):
         self.assertEqual([b["name"] for b in stress.stress_plan(FIG, ["stress-race"])],
@@ -57,7 +64,7 @@ class StressPlanTest(unittest.TestCase):
 
     def test_bad_figures(self):
         class Args:
-            calls, seed, seconds, race_rounds = 10, 1, 0, 10
+            calls, seed, seconds, race_rounds, module_rounds = 10, 1, 0, 10, 10
         with self.assertRaises(SystemExit) as e:
             stress.figures_of(Args)
         self.assertIn("--seconds must be positive", str(e.exception))

@@ -17,8 +17,11 @@ ABOUT = ("`make stress` boots the debug kernel (KASAN, UBSAN, lockdep, kmemleak,
          "interface the series adds or changes (the blocking API through "
          "`random_blocking/stress`, the DRBG's test interface, `AF_ALG`, the Jitter "
          "RNG's raw-noise interface), the blocking API while the CRNG becomes "
-         "ready, the DRBG life-cycle race with more rounds, and the FIPS and Jitter "
-         "RNG failure boots again.  The figures below are read from its report.")
+         "ready, allocation failure at every point of every path, the DRBG "
+         "life-cycle race with more rounds, the DRBG and Jitter RNG modules removed "
+         "and loaded again (on the modules kernel, which has the debug options "
+         "too), and the FIPS and Jitter RNG failure boots again.  The figures below "
+         "are read from its report.")
 
 
 def _ran(row, esc):
@@ -31,6 +34,11 @@ def _ran(row, esc):
         return out
     if race:
         return f"{race['cycles']} life cycles on {race['cpus']} CPUs in {race['ms']} ms"
+    m = row.get("modules")
+    if m:
+        return (f"the DRBG module removed and loaded {m.get('reloaded', 0)} times, the "
+                f"Jitter RNG's {m.get('jitter_cycles', 0)}, "
+                f"{m.get('sockets_generated', 0)} DRBG sockets")
     return esc(row.get("title", ""))
 
 
@@ -85,8 +93,10 @@ def stress_md(rep, esc, code, notes):
             f"on {rep.get('host', {}).get('cpu_model', '?')} "
             f"({rep.get('host', {}).get('nproc', '?')} CPUs).  Asked for: "
             f"{f['calls']} calls (seed {f['seed']}, bounded at {f['seconds']} s), "
-            f"{f['race_rounds']} rounds of each race thread; issue 20 asks for "
-            f"{t['calls']} calls and {t['race_cycles']} life cycles.", ""]
+            f"{f['race_rounds']} rounds of each race thread, "
+            f"{f.get('module_rounds', '?')} module rounds; issue 20 asks for "
+            f"{t['calls']} calls, {t['race_cycles']} life cycles and "
+            f"{t.get('module_cycles', '?')} module cycles.", ""]
     rows = [[code(r["boot"]), _ran(r, esc), r.get("seconds"),
              r.get("outcome") if r.get("outcome") == r.get("expect")
              else f"**{r.get('outcome')}** (expected {r.get('expect')})",
@@ -103,6 +113,8 @@ def stress_md(rep, esc, code, notes):
     verdict = {c["id"]: c for c in rep.get("checks", []) if c["id"].startswith("stress.")}
     bad = [c["id"] for c in rep.get("checks", []) if c["status"] == "fail"]
     out += [f"In all: {s['calls']} calls, {s['race_cycles']} race life cycles, "
+            f"{s.get('module_cycles', 0)} module cycles, {s.get('fault_points', 0)} "
+            "allocation failures injected, "
             f"{s['kernel_log_reports']} kernel-log reports, {s['kmemleak_unexplained']} "
             "unexplained kmemleak reports; "
             + "; ".join(f"{code(i)} {c['status']}" + (f" ({esc(c['reason'])})"

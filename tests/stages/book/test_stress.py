@@ -32,6 +32,10 @@ def report(fail=False):
             "seconds": 99.0, "checks": {"pass": 2, "fail": 1, "skip": 0},
             "kernel_log_reports": 2, "kmemleak_unexplained": None,
             "race": {"cycles": 10000, "cpus": 2, "ms": 300000}}
+    mods = {"boot": "stress-modules", "title": "modules", "outcome": "end",
+            "expect": "end", "seconds": 50.0, "checks": {"pass": 3, "fail": 0, "skip": 0},
+            "kernel_log_reports": 0, "kmemleak_unexplained": 0,
+            "modules": {"reloaded": 12, "jitter_cycles": 12, "sockets_generated": 48}}
     checks = [{"id": "stress.figures", "status": "fail", "reason": "stress-race: ended "
                "timeout, expected end"},
               {"id": "stress.targets", "status": "skip", "reason": "calls 4321 < 100000"}]
@@ -42,9 +46,11 @@ def report(fail=False):
             "host": {"cpu_model": "AMD EPYC", "nproc": 2},
             "kernel": {"release": "6.1.192-gdebug"}, "checks": checks,
             "stress": {"figures": {"calls": 4321, "seed": 97, "seconds": 3600,
-                                   "race_rounds": 5000},
-                       "targets": {"calls": 100000, "race_cycles": 10000},
-                       "boots": [calls, race], "calls": 4330, "race_cycles": 10000,
+                                   "race_rounds": 5000, "module_rounds": 12},
+                       "targets": {"calls": 100000, "race_cycles": 10000,
+                                   "module_cycles": 1000},
+                       "boots": [calls, race, mods], "calls": 4330, "race_cycles": 10000,
+                       "module_cycles": 12, "fault_points": 700,
                        "kernel_log_reports": 2, "kmemleak_unexplained": 0}}
 
 
@@ -68,7 +74,11 @@ class StressSectionTest(unittest.TestCase):
         self.assertIn("15 paths (the test interface's run", md)
         self.assertIn("700 points, 690 ended in an error returned and 10 in the right", md)
         self.assertIn("and the page allocator", md)
-        self.assertIn("In all: 4330 calls, 10000 race life cycles, 2 kernel-log", md)
+        self.assertIn("In all: 4330 calls, 10000 race life cycles, 12 module cycles, "
+                      "700 allocation failures injected, 2 kernel-log", md)
+        self.assertIn("the DRBG module removed and loaded 12 times, the Jitter RNG's 12", md)
+        self.assertIn("12 module rounds; issue 20 asks for 100000 calls, 10000 life "
+                      "cycles and 1000 module cycles", md)
         self.assertIn("`stress.figures` fail (" + esc("stress-race: ended timeout"), md)
         self.assertIn("`stress.targets` skip (" + esc("calls 4321 < 100000") + ")", md)
         self.assertEqual(notes, ["stress: 1 check(s) failed: stress.figures"])
