@@ -104,7 +104,8 @@ static int cycle_jitter(int round, char *why, size_t n)
 
 /*
  * The rounds: conform.modules_rounds= (make stress), LOOP_ROUNDS by
- * default; with conform.modules_jitter=1 the Jitter RNG is removed and
+ * default, stopped at conform.modules_seconds= if given; with
+ * conform.modules_jitter=1 the Jitter RNG is removed and
  * loaded again too, between the DRBG's removal and its load (its KUnit
  * module, which holds it, is removed first).
  */
@@ -114,6 +115,8 @@ static void check_rmmod_loop(void)
 	int rounds = cmdline_value("conform.modules_rounds", v, sizeof(v)) ? atoi(v) :
 		LOOP_ROUNDS;
 	int jitter = cmdline_value("conform.modules_jitter", v, sizeof(v)) && atoi(v);
+	long long bound = cmdline_value("conform.modules_seconds", v, sizeof(v)) ?
+		atoll(v) * 1000000LL : 0;
 	int round, unloaded = 0, reloaded = 0, generated = 0, jcycles = 0, r;
 	int crng_round = crng_ready_now() ? -1 : rounds / 2;
 	long long t0 = now_us();
@@ -123,6 +126,11 @@ static void check_rmmod_loop(void)
 	if (jitter)
 		syscall(SYS_delete_module, "jitterentropy_kunit", O_NONBLOCK);
 	for (round = 0; round < rounds && !why[0]; round++) {
+		if (bound && now_us() - t0 > bound) {
+			snprintf(why, sizeof(why), "the time bound was reached after %d of %d "
+				 "rounds", round, rounds);
+			break;
+		}
 		if (round == crng_round)
 			child = crng_maker();
 		generated += drbg_sockets(LOOP_SOCKETS);

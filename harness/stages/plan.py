@@ -161,9 +161,9 @@ STRESS_BOOTS = [
      "title": "DRBG life cycles on two CPUs racing the asynchronous reseed, PR and "
               "non-PR instances of each core type"},
     {"name": "stress-modules", "variant": "modules", "mode": "modules", "expect": "end",
-     "modules": True, "kunit": False, "timeout": 1800, "timeout_per": ("module_rounds", 10),
+     "modules": True, "kunit": False, "timeout": 1800, "timeout_per": ("seconds", 1),
      "append": "kunit.filter_glob=none conform.modules_rounds={module_rounds} "
-               "conform.modules_jitter=1 " + STRESS_DEBUG,
+               "conform.modules_jitter=1 conform.modules_seconds={seconds} " + STRESS_DEBUG,
      "title": "the DRBG and the Jitter RNG modules removed and loaded again with the "
               "DRBG's asynchronous reseed in flight (modules kernel: debug options)"},
 ]
