@@ -46,7 +46,8 @@ def _row(b, mine):
             row["kmemleak_unexplained"] = n.get("unexplained")
             row["kmemleak_allowlisted"] = n.get("allowlisted")
         elif c.id.endswith("guest.stress.calls"):
-            row["calls"] = dict(n)
+            # (the sequence's hash is a string: a field of its own, not a count)
+            row["calls"] = dict(n, sequence_fnv64=(c.extra or {}).get("sequence_fnv64"))
         elif c.id.endswith("guest.stress.unready"):
             row["unready"] = dict(n, status=c.status)
         elif c.id.endswith("guest.stress.memory"):

@@ -5,6 +5,9 @@ Jitter RNG failure boots of the test kernel's plan come again on the
 debug kernel; a name or a figure that cannot be is a one-line error.
 """
 
+import json
+import os
+import tempfile
 import unittest
 
 from harness.stages import plan, stress
@@ -73,3 +76,43 @@ class StressPlanTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RejudgeTest(unittest.TestCase):
+    """--rejudge: the judge again on an earlier report, booting nothing;
+    its verdicts replace the old ones, and a missing report is a
+    one-line error."""
+
+    def args(self, out):
+        class Args:
+            rejudge = True
+        Args.out = out
+        return Args
+
+    def test_rejudge_rewrites_the_verdicts(self):
+        with tempfile.TemporaryDirectory() as d:
+            rep = {"started": "2026-12-04T01:00:00+00:00", "boots": [
+                {"name": "stress-calls", "outcome": "end", "expect": "end", "seconds": 1}],
+                "checks": [{"id": "stress-calls.guest.stress.calls", "status": "pass",
+                            "boot": "stress-calls", "counts": {"calls": 5},
+                            "sequence_fnv64": "ab"},
+                           {"id": "stress.figures", "status": "pass"}],
+                "stress": {"figures": dict(FIG, calls=10)}}
+            with open(os.path.join(d, "report.json"), "w") as f:
+                json.dump(rep, f)
+            self.assertEqual(stress.stress(self.args(d)), 1)
+            with open(os.path.join(d, "report.json")) as f:
+                out = json.load(f)
+        row = out["stress"]["boots"][0]
+        self.assertEqual(row["calls"]["sequence_fnv64"], "ab")
+        figures = [c for c in out["checks"] if c["id"] == "stress.figures"]
+        self.assertEqual(len(figures), 1)
+        self.assertEqual(figures[0]["status"], "fail")
+        self.assertIn("5 of 10 calls made", figures[0]["reason"])
+        self.assertIn("rejudged", out)
+
+    def test_no_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(SystemExit) as e:
+                stress.stress(self.args(d))
+        self.assertIn("--rejudge: no stress report", str(e.exception))
