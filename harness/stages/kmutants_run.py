@@ -1,0 +1,310 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The verb mutants (make mutants): the mutation score of the series.
+
+  python3 -m harness mutants --list [--part drbg,...]
+  python3 -m harness mutants [--part drbg,...] [--only ID,...] [--first N]
+
+For each part (kmutants.PARTS), every mutant of the lines the series adds
+(kmutants.py) goes into one schema build of the test kernel
+(kmutants_schema.py): the part's files are compiled alone first, and a
+mutant the compiler rejects is dropped from the schema.  The covering
+boots of the part (BOOTS, cheapest first) run once with mutant=0, which
+must pass: they are the baseline and give each boot its timeout (three
+times its baseline time and 60 s more; a boot that does not end by then
+kills its mutant as a hang).  Then per mutant the boots run with
+mutant=N until one fails.  A mutant dropped from the schema gets a build
+of its own, with N fixed at compile time; if that does not compile it is
+build-failed, not a mutant.
+
+Afterwards the series is applied again and the test kernel rebuilt, so
+nothing of a mutant stays in the cache (as make teeth does).  Results:
+build/mutants/series.{json,md} (kmutants_report.py), the other parts'
+last runs kept.
+"""
+
+import datetime
+import os
+import subprocess
+import time
+
+from ..base import config, files, guest, kbuild, kcache
+from . import conform, kmutants
+from . import kmutants_report as report
+from . import kmutants_schema as schema
+from .plan import BOOTS as PLAN
+
+# The boots that run a part's code, cheapest first (measured: see the
+# book's hardening appendix).
+BOOTS = {
+    "drbg": ["teeth", "drbg", "fips-drbg", "jitter-absent"],
+    "random": ["main", "drbg"],
+    "jitter": ["jitter", "jitter-absent", "jitter-intermittent-fips",
+               "jitter-permanent-fips", "jitter-startup-fips", "drbg"],
+}
+OBJ = {p: p[:-2] + ".o" for ps in kmutants.PARTS.values() for p in ps}
+
+
+def say(msg):
+    config.say("mutants", msg)
+
+
+def spec_of(name, n, timeout=None):
+    spec = dict(next(b for b in PLAN if b["name"] == name))
+    spec["append"] = f"{spec['append']} mutant={n}".strip()
+    spec.pop("solo", None)
+    if timeout:
+        spec["timeout"] = timeout
+    return spec
+
+
+def compile_objects(src, build, paths):
+    """(ok, log) of make for the objects of paths alone."""
+    cmd = ["make", "-C", src, f"O={build}", "ARCH=x86_64", f"-j{os.cpu_count() or 2}"] + \
+        [OBJ[p] for p in paths]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r.returncode == 0, r.stdout + r.stderr
+
+
+def write_schemata(src, part, texts, mutants, const=None):
+    """Write the schema of each file of part into the tree; {path: where}."""
+    wheres = {}
+    for p in kmutants.PARTS[part]:
+        mine = [m for m in mutants if m["file"] == p]
+        text, wheres[p] = schema.schema(part, p, texts[p][1], mine, const=const)
+        with open(os.path.join(src, p), "w") as f:
+            f.write(text)
+    return wheres
+
+
+def fit_schema(src, build, part, texts, mutants):
+    """(the mutants the schema holds, the ones the compiler rejected)."""
+    held, dropped = list(mutants), []
+    for _ in range(12):
+        wheres = write_schemata(src, part, texts, held)
+        ok, log = compile_objects(src, build, kmutants.PARTS[part])
+        if ok:
+            return held, dropped
+        bad = set()
+        for p in kmutants.PARTS[part]:
+            with open(os.path.join(src, p)) as f:
+                text = f.read()
+            errs = [(ln, col) for ln, col, _, _ in schema.compile_errors(log, p)]
+            bad |= schema.culprits(text, wheres[p], errs)
+        if not bad:
+            tail = [ln for ln in log.splitlines() if "error" in ln][:3]
+            config.die("mutants", f"the schema of {part} does not compile, and no "
+                       f"mutant is to blame: {' | '.join(tail)[:400]}")
+        say(f"schema {part}: the compiler rejects {len(bad)} mutant(s); "
+            "they get builds of their own")
+        dropped += [m for m in held if m["n"] in bad]
+        held = [m for m in held if m["n"] not in bad]
+    config.die("mutants", f"the schema of {part} did not compile in 12 rounds")
+
+
+class Booter:
+    """The covering boots of one part on the kernel just built."""
+
+    def __init__(self, part, args, src, image, init):
+        self.part, self.args, self.src, self.image, self.init = part, args, src, image, init
+        self.out = os.path.join(report.OUT, part)
+        self.timeouts = {}
+
+    def boot(self, name, n):
+        """(status, failed check ids, seconds) of one boot with mutant=n."""
+        spec = spec_of(name, n, self.timeouts.get(name))
+        t0 = time.time()
+        info, checks = conform.run_boot(spec, self.args.accel, self.image, self.init,
+                                        self.src, self.out)
+        failed = [c.id for c in checks if c.status == "fail"]
+        status = "timeout" if info["outcome"] == "hung" and spec["expect"] != "hung" \
+            else "killed" if failed else "passed"
+        return status, failed[:4], round(time.time() - t0, 1)
+
+    def baseline(self):
+        """Every boot with mutant=0: all must pass; sets the timeouts."""
+        for name in BOOTS[self.part]:
+            status, failed, secs = self.boot(name, 0)
+            if status != "passed":
+                config.die("mutants", f"boot {name} fails without a mutant ({status}: "
+                           f"{', '.join(failed) or 'no check failed'}): fix that "
+                           "first, or every mutant would be killed")
+            self.timeouts[name] = int(3 * secs + 60)
+            say(f"baseline {name}: passed in {secs} s (timeout per mutant "
+                f"{self.timeouts[name]} s)")
+
+    def judge(self, m):
+        """The covering boots with mutant m, until one kills it."""
+        t0, boots = time.time(), []
+        for name in BOOTS[self.part]:
+            status, failed, secs = self.boot(name, m["n"])
+            boots.append({"boot": name, "status": status, "seconds": secs})
+            if status != "passed":
+                return {"status": status, "boot": name, "failed": failed,
+                        "boots": boots, "seconds": round(time.time() - t0, 1)}
+        return {"status": "survived", "boot": None, "failed": [], "boots": boots,
+                "seconds": round(time.time() - t0, 1)}
+
+
+def record(m, verdict, how):
+    keep = ("id", "n", "file", "line", "func", "op", "what")
+    return dict({k: m[k] for k in keep}, build=how, **verdict)
+
+
+def run_schema(part, args, src, texts, held, init):
+    """Build the schema of held and judge each mutant of it."""
+    b = kbuild.build("test")
+    booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
+    booter.baseline()
+    out = []
+    for i, m in enumerate(held, 1):
+        v = booter.judge(m)
+        out.append(record(m, v, "schema"))
+        say(f"[{i}/{len(held)}] {m['id']} {m['file']}:{m['line']} {m['what'][:70]}: "
+            f"{v['status']}" + (f" by {v['boot']} ({', '.join(v['failed'][:2])})"
+                                if v["boot"] else "") + f" ({v['seconds']} s)")
+    return out, booter.timeouts
+
+
+def run_alone(part, args, src, texts, m, init, timeouts):
+    """A mutant the schema could not hold, in a build of its own."""
+    write_schemata(src, part, texts, [m], const=m["n"])
+    ok, log = compile_objects(src, kbuild_dir(), kmutants.PARTS[part])
+    if not ok:
+        first = next((ln for ln in log.splitlines() if "error:" in ln), "?")
+        return record(m, {"status": "build-failed", "boot": None, "failed": [],
+                          "boots": [], "seconds": 0, "reason": first.strip()[:200]},
+                      "alone")
+    b = kbuild.build("test")
+    booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
+    booter.timeouts = timeouts
+    return record(m, booter.judge(m), "alone")
+
+
+def kbuild_dir():
+    version, _ = kcache.ensure_pristine()
+    return os.path.join(kcache.tree_dir(version), "build-test")
+
+
+def restore(src, part):
+    """The series again, and the test kernel rebuilt from it."""
+    subprocess.run(["git", "-C", src, "checkout", "-q", "--"] + kmutants.PARTS[part])
+    say("restoring the series and the test kernel")
+    kcache.apply_series(config.top("tangled/patches"))
+    kbuild.build("test")
+
+
+def select(muts, args):
+    """The mutants this run judges, and how they were chosen."""
+    if args.only:
+        want = set(args.only.split(","))
+        chosen = [m for m in muts if m["id"] in want]
+        return chosen, f"{len(chosen)} chosen by id"
+    if args.first:
+        return muts[:args.first], f"the first {args.first} in file order"
+    return muts, "all"
+
+
+def judge_part(part, args, texts, sel):
+    """The verdicts of sel (schema, then builds of their own)."""
+    src = kcache.apply_series(config.top("tangled/patches"))
+    kbuild.build("test")
+    init = guest.build()
+    try:
+        held, dropped = fit_schema(src, kbuild_dir(), part, texts, sel)
+        say(f"schema {part}: {len(held)} mutant(s) in one build, {len(dropped)} "
+            "need builds of their own")
+        results, timeouts = run_schema(part, args, src, texts, held, init) \
+            if held else ([], {})
+        for m in dropped:
+            if args.no_alone:
+                results.append(record(m, {"status": "not-run", "boot": None, "failed": [],
+                                          "boots": [], "seconds": 0,
+                                          "reason": "the schema cannot hold it, and "
+                                                    "--no-alone was given"}, "alone"))
+                continue
+            results.append(run_alone(part, args, src, texts, m, init, timeouts))
+            say(f"{m['id']} (a build of its own): {results[-1]['status']}")
+    finally:
+        restore(src, part)
+    return sorted(results, key=lambda r: r["n"]), timeouts
+
+
+def run_part(part, args, texts):
+    t0 = time.time()
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    muts, added = kmutants.part_mutants(part, texts)
+    sel, scope = select(muts, args)
+    if not sel:
+        say(f"{part}: no mutant selected")
+        return None
+    say(f"{part}: {len(sel)} of {len(muts)} mutants ({scope}); boots "
+        f"{', '.join(BOOTS[part])}")
+    results, timeouts = judge_part(part, args, texts, sel)
+    stale = report.settle(results, report.equivalents())
+    run = {"started": started, "wall_s": round(time.time() - t0), "generated": len(muts),
+           "selected": len(sel), "scope": scope, "boots": BOOTS[part],
+           "timeouts": timeouts, "accel": args.accel,
+           "files": report.per_file(results, added), "results": results,
+           "stale_equivalents": stale}
+    series = report.merge(files.read_json(os.path.join(report.OUT, "series.json")),
+                          part, run)
+    report.write(series)
+    for path, f in run["files"].items():
+        say(f"{path}: {f['killed'] + f['timeout']}/{f['counted']} killed "
+            f"({f['survived']} survived, {f['equivalent']} equivalent, "
+            f"{f['build-failed']} build-failed, {f['not-run']} not run)")
+    return run
+
+
+def list_mutants(parts, texts):
+    total = 0
+    for part in parts:
+        muts, added = kmutants.part_mutants(part, texts)
+        for m in muts:
+            print(f"{m['id']}\t{m['file']}:{m['line']}\t{m['op']}\t{m['what']}".replace(
+                "\n", " "))
+        ops = ", ".join(f"{op} {sum(m['op'] == op for m in muts)}" for op in kmutants.OPS)
+        lines = ", ".join(f"{p} {n} added lines" for p, n in added.items())
+        print(f"{part}: {len(muts)} mutants ({ops}); {lines}")
+        total += len(muts)
+    print(f"total: {total} mutants")
+
+
+def run(args):
+    parts = [p for p in (args.part or "").split(",") if p] or list(kmutants.PARTS)
+    unknown = [p for p in parts if p not in kmutants.PARTS]
+    if unknown:
+        config.die("mutants", f"no part {', '.join(unknown)} (known: "
+                   f"{', '.join(kmutants.PARTS)})")
+    _, src = kcache.ensure_pristine()
+    paths = [p for part in parts for p in kmutants.PARTS[part]]
+    texts = kmutants.final_texts(src, paths, config.top("tangled/patches"))
+    if args.list:
+        list_mutants(parts, texts)
+        return 0
+    if args.only:
+        ids = {m["id"] for part in parts for m in kmutants.part_mutants(part, texts)[0]}
+        unknown = sorted(set(args.only.split(",")) - ids)
+        if unknown:
+            config.die("mutants", f"no mutant {', '.join(unknown[:5])} in "
+                       f"{', '.join(parts)} (see python3 -m harness mutants --list)")
+    runs = [run_part(part, args, texts) for part in parts]
+    say(f"results: {config.display(report.OUT)}/series.{{json,md}}")
+    return 0 if all(r is None or all(f["survived"] == 0 for f in r["files"].values())
+                    for r in runs) else 1
+
+
+def register(sub):
+    p = sub.add_parser("mutants", help="mutation score of the series' kernel code")
+    p.add_argument("--list", action="store_true", help="list the mutants and stop")
+    p.add_argument("--part", default=os.environ.get("MUTANTS", ""),
+                   help="comma-separated parts: drbg, random, jitter (default all)")
+    p.add_argument("--only", default=os.environ.get("MUTANT_IDS", ""),
+                   help="comma-separated mutant ids")
+    p.add_argument("--first", type=int, default=int(os.environ.get("MUTANTS_FIRST") or 0),
+                   help="only the first N mutants of each part, in file order")
+    p.add_argument("--no-alone", action="store_true",
+                   help="do not build the mutants the schema cannot hold")
+    p.add_argument("--accel", default=os.environ.get("ACCEL") or "tcg",
+                   choices=["tcg", "kvm"])
+    p.set_defaults(func=run)
