@@ -24,6 +24,7 @@ last runs kept.
 
 import datetime
 import os
+import re
 import subprocess
 import time
 
@@ -57,14 +58,6 @@ def spec_of(name, n, timeout=None):
     return spec
 
 
-def compile_objects(src, build, paths):
-    """(ok, log) of make for the objects of paths alone."""
-    cmd = ["make", "-C", src, f"O={build}", "ARCH=x86_64", f"-j{os.cpu_count() or 2}"] + \
-        [OBJ[p] for p in paths]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    return r.returncode == 0, r.stdout + r.stderr
-
-
 def write_schemata(src, part, texts, mutants, const=None):
     """Write the schema of each file of part into the tree; {path: where}."""
     wheres = {}
@@ -76,29 +69,91 @@ def write_schemata(src, part, texts, mutants, const=None):
     return wheres
 
 
-def fit_schema(src, build, part, texts, mutants):
-    """(the mutants the schema holds, the ones the compiler rejected)."""
-    held, dropped = list(mutants), []
-    for _ in range(12):
-        wheres = write_schemata(src, part, texts, held)
-        ok, log = compile_objects(src, build, kmutants.PARTS[part])
-        if ok:
-            return held, dropped
-        bad = set()
-        for p in kmutants.PARTS[part]:
-            with open(os.path.join(src, p)) as f:
+class Compiler:
+    """Compiles the part's files as the kernel's build does (the command
+    its .o.cmd recorded, without objtool and with no object kept), to
+    find the mutants the compiler rejects before a kernel is linked."""
+
+    def __init__(self, src, build, part, texts):
+        self.src, self.build, self.part, self.texts = src, build, part, texts
+        self.cmds = {p: self.command(p) for p in kmutants.PARTS[part]}
+        self.runs = 0
+
+    def command(self, p):
+        d, f = os.path.split(OBJ[p])
+        path = os.path.join(self.build, d, f".{f}.cmd")
+        try:
+            with open(path) as fh:
+                line = fh.readline()
+        except OSError:
+            config.die("mutants", f"{path} is missing: build the test kernel first")
+        cmd = line.split(":=", 1)[1].split(";")[0].strip()
+        cmd = re.sub(r"-Wp,-MMD,\S+", "", cmd)
+        return re.sub(r"-o \S+", "-o /dev/null", cmd)
+
+    def attempt(self, mutants, const=None):
+        """(ok, the mutants the messages blame, log) of one compile of the
+        schema of mutants."""
+        wheres = write_schemata(self.src, self.part, self.texts, mutants, const)
+        ok, bad, log = True, set(), ""
+        for p, cmd in self.cmds.items():
+            self.runs += 1
+            r = subprocess.run(cmd, shell=True, cwd=self.build, capture_output=True,
+                               text=True)
+            if r.returncode == 0:
+                continue
+            ok, log = False, log + r.stderr
+            with open(os.path.join(self.src, p)) as f:
                 text = f.read()
-            errs = [(ln, col) for ln, col, _, _ in schema.compile_errors(log, p)]
+            errs = [(ln, col) for ln, col, _, _ in schema.compile_errors(r.stderr, p)]
             bad |= schema.culprits(text, wheres[p], errs)
-        if not bad:
+        return ok, bad, log
+
+
+def bisect(comp, held):
+    """Mutants that fail to compile with no message that names them (a
+    macro's constant rejected where the macro is used): halve the set
+    until one half alone fails; the smallest failing set found."""
+    while len(held) > 1:
+        a, b = held[:len(held) // 2], held[len(held) // 2:]
+        if not comp.attempt(a)[0]:
+            held = a
+        elif not comp.attempt(b)[0]:
+            held = b
+        else:
+            return held           # only together: all of them go
+    return held
+
+
+def fit_schema(comp, mutants):
+    """(the mutants the schema holds, the ones it cannot): the ones the
+    compiler blames go, then each is tried again alone in the schema."""
+    held, dropped = list(mutants), []
+    while True:
+        ok, bad, log = comp.attempt(held)
+        if ok:
+            break
+        if not held:
+            config.die("mutants", f"the files of {comp.part} do not compile with the "
+                       f"schema's prelude alone: {log.strip()[:300]}")
+        gone = [m for m in held if m["n"] in bad] or bisect(comp, held)
+        if len(gone) == len(held) and not bad and len(held) > 1:
             tail = [ln for ln in log.splitlines() if "error" in ln][:3]
-            config.die("mutants", f"the schema of {part} does not compile, and no "
-                       f"mutant is to blame: {' | '.join(tail)[:400]}")
-        say(f"schema {part}: the compiler rejects {len(bad)} mutant(s); "
-            "they get builds of their own")
-        dropped += [m for m in held if m["n"] in bad]
-        held = [m for m in held if m["n"] not in bad]
-    config.die("mutants", f"the schema of {part} did not compile in 12 rounds")
+            config.die("mutants", f"the schema of {comp.part} does not compile: "
+                       f"{' | '.join(tail)[:400]}")
+        dropped += gone
+        held = [m for m in held if m not in gone]
+    back = []
+    for m in dropped:
+        if comp.attempt(held + back + [m])[0]:
+            back.append(m)
+    say(f"schema {comp.part}: {len(back)} of {len(dropped)} mutant(s) the compiler "
+        f"blamed fit after all ({comp.runs} compiles)")
+    held = sorted(held + back, key=lambda m: m["n"])
+    if back and not comp.attempt(held)[0]:
+        config.die("mutants", f"the schema of {comp.part} with the mutants put back "
+                   "does not compile")
+    return held, [m for m in dropped if m not in back]
 
 
 class Booter:
@@ -150,7 +205,7 @@ def record(m, verdict, how):
     return dict({k: m[k] for k in keep}, build=how, **verdict)
 
 
-def run_schema(part, args, src, texts, held, init):
+def run_schema(part, args, src, held, init):
     """Build the schema of held and judge each mutant of it."""
     b = kbuild.build("test")
     booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
@@ -165,10 +220,9 @@ def run_schema(part, args, src, texts, held, init):
     return out, booter.timeouts
 
 
-def run_alone(part, args, src, texts, m, init, timeouts):
+def run_alone(part, args, src, comp, m, init, timeouts):
     """A mutant the schema could not hold, in a build of its own."""
-    write_schemata(src, part, texts, [m], const=m["n"])
-    ok, log = compile_objects(src, kbuild_dir(), kmutants.PARTS[part])
+    ok, _, log = comp.attempt([m], const=m["n"])
     if not ok:
         first = next((ln for ln in log.splitlines() if "error:" in ln), "?")
         return record(m, {"status": "build-failed", "boot": None, "failed": [],
@@ -180,7 +234,7 @@ def run_alone(part, args, src, texts, m, init, timeouts):
     return record(m, booter.judge(m), "alone")
 
 
-def kbuild_dir():
+def build_dir():
     version, _ = kcache.ensure_pristine()
     return os.path.join(kcache.tree_dir(version), "build-test")
 
@@ -207,14 +261,23 @@ def select(muts, args):
 def judge_part(part, args, texts, sel):
     """The verdicts of sel (schema, then builds of their own)."""
     src = kcache.apply_series(config.top("tangled/patches"))
+    for p in kmutants.PARTS[part]:
+        with open(os.path.join(src, p)) as f:
+            if f.read() != texts[p][1]:
+                config.die("mutants", f"{p} in {src} is not what tangled/patches make "
+                           "of the pristine file: the tree was edited")
     kbuild.build("test")
     init = guest.build()
     try:
-        held, dropped = fit_schema(src, kbuild_dir(), part, texts, sel)
+        comp = Compiler(src, build_dir(), part, texts)
+        held, dropped = fit_schema(comp, sel)
         say(f"schema {part}: {len(held)} mutant(s) in one build, {len(dropped)} "
             "need builds of their own")
-        results, timeouts = run_schema(part, args, src, texts, held, init) \
-            if held else ([], {})
+        if held:
+            write_schemata(src, part, texts, held)
+            results, timeouts = run_schema(part, args, src, held, init)
+        else:
+            results, timeouts = [], {}
         for m in dropped:
             if args.no_alone:
                 results.append(record(m, {"status": "not-run", "boot": None, "failed": [],
@@ -222,7 +285,7 @@ def judge_part(part, args, texts, sel):
                                           "reason": "the schema cannot hold it, and "
                                                     "--no-alone was given"}, "alone"))
                 continue
-            results.append(run_alone(part, args, src, texts, m, init, timeouts))
+            results.append(run_alone(part, args, src, comp, m, init, timeouts))
             say(f"{m['id']} (a build of its own): {results[-1]['status']}")
     finally:
         restore(src, part)

@@ -88,6 +88,38 @@ class BooterTest(unittest.TestCase):
         self.assertIn("kunit.filter_glob=drbg*", s["append"])
 
 
+class FakeCompiler:
+    """Mutant 3 is blamed by the compiler; 5 fails unnamed (a macro's
+    constant); 2 is blamed too while 3 is there, and fits once 3 is gone;
+    9 does not compile even alone."""
+    part = "drbg"
+
+    def __init__(self):
+        self.runs = 0
+
+    def attempt(self, muts, const=None):
+        self.runs += 1
+        ns = {m["n"] for m in muts}
+        bad = ({3, 2} if 3 in ns else set()) | ({9} & ns)
+        ok = not bad and 5 not in ns
+        return ok, bad & ns, "" if ok else "x.c:1:1: error: no"
+
+
+class FitSchemaTest(unittest.TestCase):
+    def test_fit(self):
+        muts = [mutant(n) for n in range(1, 12)]
+        held, dropped = runner.fit_schema(FakeCompiler(), muts)
+        self.assertEqual(sorted(m["n"] for m in dropped), [3, 5, 9])
+        self.assertEqual([m["n"] for m in held], [1, 2, 4, 6, 7, 8, 10, 11])
+
+    def test_prelude_alone_fails(self):
+        class Broken(FakeCompiler):
+            def attempt(self, muts, const=None):
+                return False, set(), "x.c:1:1: error: prelude"
+        with self.assertRaises(SystemExit):
+            runner.fit_schema(Broken(), [mutant(1)])
+
+
 class SelectTest(unittest.TestCase):
     def test_select(self):
         muts = [mutant(n) for n in range(1, 6)]
