@@ -5,10 +5,11 @@ did, and the series on a 32-bit machine.
     render(ctx) -> (markdown, notes)
 
 ctx is the dict the other generated parts take ("top", "esc", "code").
-The data are two reports that the harness writes: the hardening summary
+The data are the reports that the harness writes: the hardening summary
 of build/conformance/report.json (`make conform`, run by `make check`),
-and build/conformance-i386/report.json (`make conform ARCH=i386`, a
-kernel build of its own and not part of `make check`).  Where a report is
+build/conformance-i386/report.json (`make conform ARCH=i386`, a
+kernel build of its own and not part of `make check`), and
+build/mutants/series.json (`make mutants`, mutation.py).  Where a report is
 missing the section says so and names the command; a note (a build
 warning) is given only when a report shows a failure.
 """
@@ -17,6 +18,7 @@ import collections
 import os
 
 from ...base import files
+from . import mutation
 from .md import small_table, when
 
 MAIN = "build/conformance/report.json"
@@ -133,4 +135,6 @@ def render(ctx):
     else:
         out += faults_md(main, esc, code, notes)
     out += i386_md(files.read_json(os.path.join(top, I386)), esc, code, notes)
+    out += mutation.section(files.read_json(os.path.join(top, mutation.PATH)), esc, code,
+                            notes)
     return "\n".join(out) + "\n", notes
