@@ -34,10 +34,11 @@ from . import kmutants_report as report
 from . import kmutants_schema as schema
 from .plan import BOOTS as PLAN
 
-# The boots that run a part's code, cheapest first (measured: see the
-# book's hardening appendix).
+# The boots that run a part's code, the likeliest to kill first (each
+# takes seconds to tens of seconds under TCG; a run's timeouts are in
+# series.json).  drbg runs every drbg* suite (make teeth's boot runs one).
 BOOTS = {
-    "drbg": ["teeth", "drbg", "fips-drbg", "jitter-absent"],
+    "drbg": ["drbg", "fips-drbg", "jitter-absent"],
     "random": ["main", "drbg"],
     "jitter": ["jitter", "jitter-absent", "jitter-intermittent-fips",
                "jitter-permanent-fips", "jitter-startup-fips", "drbg"],
@@ -108,6 +109,18 @@ class Compiler:
             errs = [(ln, col) for ln, col, _, _ in schema.compile_errors(r.stderr, p)]
             bad |= schema.culprits(text, wheres[p], errs)
         return ok, bad, log
+
+
+    def compiled(self, mutants):
+        """The N of the mutants the preprocessor keeps (not in an #if
+        branch the test kernel's configuration leaves out)."""
+        write_schemata(self.src, self.part, self.texts, mutants)
+        seen = set()
+        for cmd in self.cmds.values():
+            r = subprocess.run(cmd.replace(" -c ", " -E ").replace("-o /dev/null", "-o -"),
+                               shell=True, cwd=self.build, capture_output=True, text=True)
+            seen |= {int(n) for n in re.findall(r"_selector == \((\d+)\)", r.stdout)}
+        return seen
 
 
 def bisect(comp, held):
@@ -202,7 +215,12 @@ class Booter:
 
 def record(m, verdict, how):
     keep = ("id", "n", "file", "line", "func", "op", "what")
-    return dict({k: m[k] for k in keep}, build=how, **verdict)
+    out = dict({k: m[k] for k in keep}, build=how, **verdict)
+    if m.get("compiled") is False:
+        out["compiled"] = False
+        if out["status"] == "survived":
+            out["reason"] = "not compiled in the test kernel (an #if branch)"
+    return out
 
 
 def run_schema(part, args, src, held, init):
@@ -273,6 +291,11 @@ def judge_part(part, args, texts, sel):
         held, dropped = fit_schema(comp, sel)
         say(f"schema {part}: {len(held)} mutant(s) in one build, {len(dropped)} "
             "need builds of their own")
+        kept = comp.compiled(held)
+        for m in held:
+            m["compiled"] = m["n"] in kept
+        say(f"schema {part}: {sum(not m['compiled'] for m in held)} mutant(s) in code "
+            "the test kernel does not compile (#if): they can only survive")
         if held:
             write_schemata(src, part, texts, held)
             results, timeouts = run_schema(part, args, src, held, init)

@@ -46,13 +46,13 @@ def booter(fake):
 
 class BooterTest(unittest.TestCase):
     def test_first_failure_kills_and_stops(self):
-        fake = FakeBoots(fails={3: ("drbg",)})
+        fake = FakeBoots(fails={3: ("fips-drbg",)})
         b, patch = booter(fake)
         with patch:
             v = b.judge(mutant(3))
-        self.assertEqual((v["status"], v["boot"]), ("killed", "drbg"))
-        self.assertEqual(v["failed"], ["kunit.drbg.x"])
-        self.assertEqual([s[0] for s in fake.seen], ["teeth", "drbg"])
+        self.assertEqual((v["status"], v["boot"]), ("killed", "fips-drbg"))
+        self.assertEqual(v["failed"], ["kunit.fips-drbg.x"])
+        self.assertEqual([s[0] for s in fake.seen], ["drbg", "fips-drbg"])
 
     def test_survivor_runs_every_boot(self):
         fake = FakeBoots()
@@ -63,7 +63,7 @@ class BooterTest(unittest.TestCase):
         self.assertEqual([s[0] for s in fake.seen], runner.BOOTS["drbg"])
 
     def test_hang_is_timeout(self):
-        fake = FakeBoots(hangs={5: ("teeth",)})
+        fake = FakeBoots(hangs={5: ("drbg",)})
         b, patch = booter(fake)
         with patch:
             v = b.judge(mutant(5))
