@@ -87,9 +87,28 @@ def per_file(results, added):
 
 def merge(previous, part, run):
     """series.json after the run of one part: the other parts' last runs
-    are kept as they were."""
+    are kept as they were.  A run on the debug kernel (of the test
+    kernel's survivors) does not replace the part's run: a survivor it
+    kills is killed, by the debug boot named, and the run is kept in the
+    part's "debug_runs"."""
     parts = dict((previous or {}).get("parts", {}))
-    parts[part] = run
+    if run.get("variant") != "debug" or part not in parts:
+        parts[part] = run
+        return {"schema": 1, "parts": parts}
+    base = dict(parts[part])
+    by_id = {r["id"]: r for r in run["results"]}
+    results = []
+    for r in base["results"]:
+        d = by_id.get(r["id"])
+        if d and r["status"] == "survived" and d["status"] in KILLS:
+            r = dict(r, status=d["status"], boot=d["boot"], failed=d["failed"],
+                     kernel="debug")
+        results.append(r)
+    added = {p: f.get("added_lines") for p, f in base["files"].items()}
+    base.update(results=results, files=per_file(results, added),
+                debug_runs=base.get("debug_runs", []) + [
+                    {k: v for k, v in run.items() if k != "files"}])
+    parts[part] = base
     return {"schema": 1, "parts": parts}
 
 

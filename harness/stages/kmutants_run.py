@@ -43,6 +43,14 @@ BOOTS = {
     "jitter": ["jitter", "jitter-absent", "jitter-intermittent-fips",
                "jitter-permanent-fips", "jitter-startup-fips", "drbg"],
 }
+# --variant debug (KASAN, lockdep, PROVE_RCU, kmemleak): the stronger and
+# slower boots, for survivors of the test kernel's.
+DEBUG_BOOTS = {"drbg": ["debug-drbg"], "random": ["debug-main", "debug-drbg"],
+               "jitter": ["debug-jitter", "debug-drbg"]}
+
+
+def boots_of(part, variant):
+    return (DEBUG_BOOTS if variant == "debug" else BOOTS)[part]
 OBJ = {p: p[:-2] + ".o" for ps in kmutants.PARTS.values() for p in ps}
 
 
@@ -190,7 +198,7 @@ class Booter:
 
     def baseline(self):
         """Every boot with mutant=0: all must pass; sets the timeouts."""
-        for name in BOOTS[self.part]:
+        for name in boots_of(self.part, self.args.variant):
             status, failed, secs = self.boot(name, 0)
             if status != "passed":
                 config.die("mutants", f"boot {name} fails without a mutant ({status}: "
@@ -203,7 +211,7 @@ class Booter:
     def judge(self, m):
         """The covering boots with mutant m, until one kills it."""
         t0, boots = time.time(), []
-        for name in BOOTS[self.part]:
+        for name in boots_of(self.part, self.args.variant):
             status, failed, secs = self.boot(name, m["n"])
             boots.append({"boot": name, "status": status, "seconds": secs})
             if status != "passed":
@@ -225,7 +233,7 @@ def record(m, verdict, how):
 
 def run_schema(part, args, src, held, init):
     """Build the schema of held and judge each mutant of it."""
-    b = kbuild.build("test")
+    b = kbuild.build(args.variant)
     booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
     booter.baseline()
     out = []
@@ -246,23 +254,23 @@ def run_alone(part, args, src, comp, m, init, timeouts):
         return record(m, {"status": "build-failed", "boot": None, "failed": [],
                           "boots": [], "seconds": 0, "reason": first.strip()[:200]},
                       "alone")
-    b = kbuild.build("test")
+    b = kbuild.build(args.variant)
     booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
     booter.timeouts = timeouts
     return record(m, booter.judge(m), "alone")
 
 
-def build_dir():
+def build_dir(variant):
     version, _ = kcache.ensure_pristine()
-    return os.path.join(kcache.tree_dir(version), "build-test")
+    return os.path.join(kcache.tree_dir(version), f"build-{variant}")
 
 
-def restore(src, part):
-    """The series again, and the test kernel rebuilt from it."""
+def restore(src, part, variant):
+    """The series again, and the kernel rebuilt from it."""
     subprocess.run(["git", "-C", src, "checkout", "-q", "--"] + kmutants.PARTS[part])
-    say("restoring the series and the test kernel")
+    say(f"restoring the series and the {variant} kernel")
     kcache.apply_series(config.top("tangled/patches"))
-    kbuild.build("test")
+    kbuild.build(variant)
 
 
 def select(muts, args):
@@ -284,10 +292,10 @@ def judge_part(part, args, texts, sel):
             if f.read() != texts[p][1]:
                 config.die("mutants", f"{p} in {src} is not what tangled/patches make "
                            "of the pristine file: the tree was edited")
-    kbuild.build("test")
+    kbuild.build(args.variant)
     init = guest.build()
     try:
-        comp = Compiler(src, build_dir(), part, texts)
+        comp = Compiler(src, build_dir(args.variant), part, texts)
         held, dropped = fit_schema(comp, sel)
         say(f"schema {part}: {len(held)} mutant(s) in one build, {len(dropped)} "
             "need builds of their own")
@@ -311,7 +319,7 @@ def judge_part(part, args, texts, sel):
             results.append(run_alone(part, args, src, comp, m, init, timeouts))
             say(f"{m['id']} (a build of its own): {results[-1]['status']}")
     finally:
-        restore(src, part)
+        restore(src, part, args.variant)
     return sorted(results, key=lambda r: r["n"]), timeouts
 
 
@@ -324,11 +332,12 @@ def run_part(part, args, texts):
         say(f"{part}: no mutant selected")
         return None
     say(f"{part}: {len(sel)} of {len(muts)} mutants ({scope}); boots "
-        f"{', '.join(BOOTS[part])}")
+        f"{', '.join(boots_of(part, args.variant))}")
     results, timeouts = judge_part(part, args, texts, sel)
     stale = report.settle(results, report.equivalents())
     run = {"started": started, "wall_s": round(time.time() - t0), "generated": len(muts),
-           "selected": len(sel), "scope": scope, "boots": BOOTS[part],
+           "selected": len(sel), "scope": scope, "boots": boots_of(part, args.variant),
+           "variant": args.variant,
            "timeouts": timeouts, "accel": args.accel,
            "files": report.per_file(results, added), "results": results,
            "stale_equivalents": stale}
@@ -391,6 +400,9 @@ def register(sub):
                    help="only the first N mutants of each part, in file order")
     p.add_argument("--no-alone", action="store_true",
                    help="do not build the mutants the schema cannot hold")
+    p.add_argument("--variant", default="test", choices=["test", "debug"],
+                   help="the kernel: test, or debug (its slower boots: KASAN, "
+                        "lockdep, PROVE_RCU, kmemleak) for the test kernel's survivors")
     p.add_argument("--accel", default=os.environ.get("ACCEL") or "tcg",
                    choices=["tcg", "kvm"])
     p.set_defaults(func=run)

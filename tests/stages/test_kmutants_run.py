@@ -40,7 +40,8 @@ class FakeBoots:
 
 
 def booter(fake):
-    b = runner.Booter("drbg", types.SimpleNamespace(accel="tcg"), "/src", "img", "init")
+    b = runner.Booter("drbg", types.SimpleNamespace(accel="tcg", variant="test"), "/src",
+                      "img", "init")
     return b, mock.patch.object(runner.conform, "run_boot", fake)
 
 
@@ -189,6 +190,21 @@ class ReportTest(unittest.TestCase):
         new = report.merge(old, "drbg", {"x": 2})
         self.assertEqual(new["parts"], {"random": {"x": 1}, "drbg": {"x": 2}})
         self.assertEqual(report.merge(None, "jitter", {})["parts"], {"jitter": {}})
+
+    def test_debug_run_kills_survivors_of_the_part(self):
+        rs = self.results()
+        base = {"results": rs, "files": report.per_file(rs, {"crypto/drbg.c": 40}),
+                "variant": "test"}
+        debug = {"variant": "debug", "results": [
+            dict(mutant(1), status="killed", boot="debug-drbg", failed=["x"]),
+            dict(mutant(5), status="survived", boot=None, failed=[])], "files": {}}
+        new = report.merge({"parts": {"drbg": base}}, "drbg", debug)["parts"]["drbg"]
+        got = {r["n"]: (r["status"], r.get("kernel")) for r in new["results"]}
+        self.assertEqual(got[1], ("killed", "debug"))
+        self.assertEqual(got[5], ("survived", None))
+        self.assertEqual(new["files"]["crypto/drbg.c"]["killed"], 2)
+        self.assertEqual(new["files"]["crypto/drbg.c"]["added_lines"], 40)
+        self.assertEqual(len(new["debug_runs"]), 1)
 
     def test_markdown_lists_survivors(self):
         rs = self.results()
