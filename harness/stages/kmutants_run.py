@@ -25,10 +25,11 @@ last runs kept.
 import datetime
 import os
 import re
+import signal
 import subprocess
 import time
 
-from ..base import config, files, guest, kbuild, kcache
+from ..base import config, files, guest, kbuild, kcache, qemu
 from . import conform, kmutants
 from . import kmutants_report as report
 from . import kmutants_schema as schema
@@ -231,14 +232,39 @@ def record(m, verdict, how):
     return out
 
 
+def not_run(m, reason, how="schema"):
+    return record(m, {"status": "not-run", "boot": None, "failed": [], "boots": [],
+                      "seconds": 0, "reason": reason}, how)
+
+
+def out_of_time(args):
+    """Why no further mutant is judged (the time given is up, or the run
+    was interrupted), or None."""
+    if args.stop:
+        return args.stop
+    if args.minutes and time.time() > args.t0 + 60 * args.minutes:
+        args.stop = f"the run's {args.minutes} minutes were up"
+    return args.stop
+
+
 def run_schema(part, args, src, held, init):
-    """Build the schema of held and judge each mutant of it."""
+    """Build the schema of held and judge each mutant of it, while there
+    is time."""
     b = kbuild.build(args.variant)
     booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
     booter.baseline()
     out = []
     for i, m in enumerate(held, 1):
-        v = booter.judge(m)
+        if out_of_time(args):
+            out.append(not_run(m, args.stop))
+            continue
+        try:
+            v = booter.judge(m)
+        except KeyboardInterrupt:
+            qemu.stop_all()
+            args.stop = "the run was interrupted"
+            out.append(not_run(m, args.stop))
+            continue
         out.append(record(m, v, "schema"))
         say(f"[{i}/{len(held)}] {m['id']} {m['file']}:{m['line']} {m['what'][:70]}: "
             f"{v['status']}" + (f" by {v['boot']} ({', '.join(v['failed'][:2])})"
@@ -246,18 +272,33 @@ def run_schema(part, args, src, held, init):
     return out, booter.timeouts
 
 
+def alone_compiles(comp, m):
+    """None when m compiles in a build of its own (N fixed), else its
+    build-failed record."""
+    ok, _, log = comp.attempt([m], const=m["n"])
+    if ok:
+        return None
+    first = next((ln for ln in log.splitlines() if "error:" in ln), "?")
+    return record(m, {"status": "build-failed", "boot": None, "failed": [], "boots": [],
+                      "seconds": 0, "reason": first.strip()[:200]}, "alone")
+
+
 def run_alone(part, args, src, comp, m, init, timeouts):
     """A mutant the schema could not hold, in a build of its own."""
-    ok, _, log = comp.attempt([m], const=m["n"])
-    if not ok:
-        first = next((ln for ln in log.splitlines() if "error:" in ln), "?")
-        return record(m, {"status": "build-failed", "boot": None, "failed": [],
-                          "boots": [], "seconds": 0, "reason": first.strip()[:200]},
-                      "alone")
+    if args.no_alone:
+        return not_run(m, "the schema cannot hold it, and --no-alone was given", "alone")
+    if out_of_time(args):
+        return not_run(m, args.stop, "alone")
+    comp.attempt([m], const=m["n"])
     b = kbuild.build(args.variant)
     booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
     booter.timeouts = timeouts
-    return record(m, booter.judge(m), "alone")
+    try:
+        return record(m, booter.judge(m), "alone")
+    except KeyboardInterrupt:
+        qemu.stop_all()
+        args.stop = "the run was interrupted"
+        return not_run(m, args.stop, "alone")
 
 
 def build_dir(variant):
@@ -304,20 +345,19 @@ def judge_part(part, args, texts, sel):
             m["compiled"] = m["n"] in kept
         say(f"schema {part}: {sum(not m['compiled'] for m in held)} mutant(s) in code "
             "the test kernel does not compile (#if): they can only survive")
+        results = [r for r in (alone_compiles(comp, m) for m in dropped) if r]
+        failed = {r["id"] for r in results}
+        say(f"schema {part}: {len(failed)} of {len(dropped)} do not compile alone "
+            "either: build-failed")
+        timeouts = {}
         if held:
             write_schemata(src, part, texts, held)
-            results, timeouts = run_schema(part, args, src, held, init)
-        else:
-            results, timeouts = [], {}
+            rs, timeouts = run_schema(part, args, src, held, init)
+            results += rs
         for m in dropped:
-            if args.no_alone:
-                results.append(record(m, {"status": "not-run", "boot": None, "failed": [],
-                                          "boots": [], "seconds": 0,
-                                          "reason": "the schema cannot hold it, and "
-                                                    "--no-alone was given"}, "alone"))
-                continue
-            results.append(run_alone(part, args, src, comp, m, init, timeouts))
-            say(f"{m['id']} (a build of its own): {results[-1]['status']}")
+            if m["id"] not in failed:
+                results.append(run_alone(part, args, src, comp, m, init, timeouts))
+                say(f"{m['id']} (a build of its own): {results[-1]['status']}")
     finally:
         restore(src, part, args.variant)
     return sorted(results, key=lambda r: r["n"]), timeouts
@@ -365,7 +405,13 @@ def list_mutants(parts, texts):
     print(f"total: {total} mutants")
 
 
+def interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
 def run(args):
+    args.t0, args.stop = time.time(), None
+    signal.signal(signal.SIGTERM, interrupted)
     parts = [p for p in (args.part or "").split(",") if p] or list(kmutants.PARTS)
     unknown = [p for p in parts if p not in kmutants.PARTS]
     if unknown:
@@ -398,6 +444,10 @@ def register(sub):
                    help="comma-separated mutant ids")
     p.add_argument("--first", type=int, default=int(os.environ.get("MUTANTS_FIRST") or 0),
                    help="only the first N mutants of each part, in file order")
+    p.add_argument("--minutes", type=float,
+                   default=float(os.environ.get("MUTANTS_MINUTES") or 0),
+                   help="judge no further mutant after this many minutes (the rest "
+                        "are reported as not run); 0: no limit")
     p.add_argument("--no-alone", action="store_true",
                    help="do not build the mutants the schema cannot hold")
     p.add_argument("--variant", default="test", choices=["test", "debug"],

@@ -121,6 +121,19 @@ class FitSchemaTest(unittest.TestCase):
             runner.fit_schema(Broken(), [mutant(1)])
 
 
+class TimeTest(unittest.TestCase):
+    def test_out_of_time(self):
+        import time
+        args = types.SimpleNamespace(minutes=1, t0=time.time(), stop=None)
+        self.assertIsNone(runner.out_of_time(args))
+        args.t0 -= 61
+        self.assertEqual(runner.out_of_time(args), "the run's 1 minutes were up")
+        r = runner.not_run(mutant(2), args.stop)
+        self.assertEqual((r["status"], r["reason"]), ("not-run", args.stop))
+        args = types.SimpleNamespace(minutes=0, t0=0, stop=None)
+        self.assertIsNone(runner.out_of_time(args))
+
+
 class SelectTest(unittest.TestCase):
     def test_select(self):
         muts = [mutant(n) for n in range(1, 6)]
