@@ -9,9 +9,9 @@ For each part (kmutants.PARTS), every mutant of the lines the series adds
 (kmutants_schema.py): the part's files are compiled alone first, and a
 mutant the compiler rejects is dropped from the schema.  The covering
 boots of the part (BOOTS, cheapest first) run once with mutant=0, which
-must pass: they are the baseline and give each boot its timeout (three
-times its baseline time and 60 s more; a boot that does not end by then
-kills its mutant as a hang).  Then per mutant the boots run with
+must pass: they are the baseline and give each boot its timeout (twice
+its baseline time and 30 s more; a boot that does not end by then kills
+its mutant as a hang).  Then per mutant the boots run with
 mutant=N until one fails.  A mutant dropped from the schema gets a build
 of its own, with N fixed at compile time; if that does not compile it is
 build-failed, not a mutant.
@@ -205,7 +205,7 @@ class Booter:
                 config.die("mutants", f"boot {name} fails without a mutant ({status}: "
                            f"{', '.join(failed) or 'no check failed'}): fix that "
                            "first, or every mutant would be killed")
-            self.timeouts[name] = int(3 * secs + 60)
+            self.timeouts[name] = int(2 * secs + 30)
             say(f"baseline {name}: passed in {secs} s (timeout per mutant "
                 f"{self.timeouts[name]} s)")
 

@@ -76,7 +76,7 @@ class BooterTest(unittest.TestCase):
         with patch:
             b.baseline()
         self.assertEqual(set(b.timeouts), set(runner.BOOTS["drbg"]))
-        self.assertTrue(all(t >= 60 for t in b.timeouts.values()))
+        self.assertTrue(all(t >= 30 for t in b.timeouts.values()))
         b, patch = booter(FakeBoots(fails={0: ("fips-drbg",)}))
         with patch, self.assertRaises(SystemExit) as e:
             b.baseline()
