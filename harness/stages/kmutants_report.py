@@ -87,12 +87,16 @@ def per_file(results, added):
 
 def merge(previous, part, run):
     """series.json after the run of one part: the other parts' last runs
-    are kept as they were.  A run on the debug kernel (of the test
-    kernel's survivors) does not replace the part's run: a survivor it
-    kills is killed, by the debug boot named, and the run is kept in the
-    part's "debug_runs"."""
+    are kept as they were.  A run of mutants chosen by id (after a test
+    was added), or on the debug kernel (of the test kernel's survivors),
+    does not replace the part's run but updates its verdicts: by id, each
+    verdict replaces the old one; on the debug kernel, a survivor it kills
+    is killed, by the debug boot named.  Such runs are kept in the part's
+    "reruns"."""
     parts = dict((previous or {}).get("parts", {}))
-    if run.get("variant") != "debug" or part not in parts:
+    debug = run.get("variant") == "debug"
+    by_id_run = str(run.get("scope", "")).endswith("chosen by id")
+    if part not in parts or not (debug or by_id_run):
         parts[part] = run
         return {"schema": 1, "parts": parts}
     base = dict(parts[part])
@@ -100,14 +104,17 @@ def merge(previous, part, run):
     results = []
     for r in base["results"]:
         d = by_id.get(r["id"])
-        if d and r["status"] == "survived" and d["status"] in KILLS:
+        if d and debug and r["status"] == "survived" and d["status"] in KILLS:
             r = dict(r, status=d["status"], boot=d["boot"], failed=d["failed"],
                      kernel="debug")
+        elif d and not debug:
+            r = dict(d, rerun=run["started"])
         results.append(r)
     added = {p: f.get("added_lines") for p, f in base["files"].items()}
     base.update(results=results, files=per_file(results, added),
-                debug_runs=base.get("debug_runs", []) + [
-                    {k: v for k, v in run.items() if k != "files"}])
+                reruns=base.get("reruns", []) + [
+                    {k: v for k, v in run.items() if k not in ("files", "results")}
+                    | {"ids": sorted(by_id)}])
     parts[part] = base
     return {"schema": 1, "parts": parts}
 

@@ -217,7 +217,20 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(got[5], ("survived", None))
         self.assertEqual(new["files"]["crypto/drbg.c"]["killed"], 2)
         self.assertEqual(new["files"]["crypto/drbg.c"]["added_lines"], 40)
-        self.assertEqual(len(new["debug_runs"]), 1)
+        self.assertEqual(len(new["reruns"]), 1)
+
+    def test_rerun_by_id_updates_verdicts(self):
+        rs = self.results()
+        base = {"results": rs, "files": report.per_file(rs, {"crypto/drbg.c": 40}),
+                "variant": "test", "scope": "all"}
+        again = {"variant": "test", "scope": "1 chosen by id", "started": "t2",
+                 "results": [dict(mutant(5), status="killed", boot="drbg",
+                                  failed=["kunit.x"])], "files": {}}
+        new = report.merge({"parts": {"drbg": base}}, "drbg", again)["parts"]["drbg"]
+        got = {r["n"]: r["status"] for r in new["results"]}
+        self.assertEqual((got[5], got[1], len(got)), ("killed", "survived", 7))
+        self.assertEqual(new["reruns"][0]["ids"], [mutant(5)["id"]])
+        self.assertEqual(new["files"]["crypto/drbg.c"]["survived"], 1)
 
     def test_markdown_lists_survivors(self):
         rs = self.results()

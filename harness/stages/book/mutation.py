@@ -48,6 +48,10 @@ def part_md(part, run, esc, code, notes):
                      f.get("equivalent", 0), f.get("build-failed", 0),
                      f.get("not-run", 0), _pct(f.get("kill_rate"))])
     out += _table(rows)
+    for r in run.get("reruns", []):
+        out += [f"Judged again ({esc(r.get('started', '?'))}, on the "
+                f"{esc(r.get('variant', 'test'))} kernel, {r.get('wall_s')} s): "
+                + ", ".join(code(i) for i in r.get("ids", [])) + ".", ""]
     res = run.get("results", [])
     booted = [r for r in res if r.get("status") in ("killed", "timeout", "survived",
                                                    "equivalent")]

@@ -55,6 +55,13 @@ class MutationSectionTest(unittest.TestCase):
         self.assertIn("`make mutants MUTANTS=jitter`", md)
         self.assertEqual(notes, ["mutants: 1 survivor(s) in drbg"])
 
+    def test_reruns_are_named(self):
+        run = dict(RUN, reruns=[{"started": "t2", "variant": "test", "wall_s": 300,
+                                 "ids": ["drbg:f:cmp:abcdef"]}])
+        md, _ = self.render({"schema": 1, "parts": {"drbg": run}})
+        self.assertIn("Judged again (t2, on the test kernel, 300 s): "
+                      "`drbg:f:cmp:abcdef`.", md)
+
     def test_stale_row_is_noted(self):
         run = dict(RUN, results=[], stale_equivalents=["drbg:f:ret:000000"])
         md, notes = self.render({"schema": 1, "parts": {"drbg": run}})
