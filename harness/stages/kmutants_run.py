@@ -190,8 +190,14 @@ class Booter:
         """(status, failed check ids, seconds) of one boot with mutant=n."""
         spec = spec_of(name, n, self.timeouts.get(name))
         t0 = time.time()
-        info, checks = conform.run_boot(spec, self.args.accel, self.image, self.init,
-                                        self.src, self.out)
+        try:
+            info, checks = conform.run_boot(spec, self.args.accel, self.image, self.init,
+                                            self.src, self.out)
+        except Exception as e:          # pylint: disable=broad-except
+            # A judge that cannot read what the boot left: make conform
+            # reports it as a failed check of the boot, and so does this.
+            why = f"harness-error.{name}: {type(e).__name__}: {e}"[:200]
+            return "killed", [why], round(time.time() - t0, 1)
         failed = [c.id for c in checks if c.status == "fail"]
         status = "timeout" if info["outcome"] == "hung" and spec["expect"] != "hung" \
             else "killed" if failed else "passed"

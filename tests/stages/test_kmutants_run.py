@@ -63,6 +63,15 @@ class BooterTest(unittest.TestCase):
         self.assertEqual(v["status"], "survived")
         self.assertEqual([s[0] for s in fake.seen], runner.BOOTS["drbg"])
 
+    def test_judge_crash_is_a_failed_check(self):
+        def crash(spec, *a):
+            raise IndexError("list index out of range")
+        b, _ = booter(FakeBoots())
+        with mock.patch.object(runner.conform, "run_boot", crash):
+            v = b.judge(mutant(6))
+        self.assertEqual((v["status"], v["boot"]), ("killed", "drbg"))
+        self.assertIn("harness-error.drbg: IndexError", v["failed"][0])
+
     def test_hang_is_timeout(self):
         fake = FakeBoots(hangs={5: ("drbg",)})
         b, patch = booter(fake)
