@@ -71,6 +71,21 @@ def settle(results, equiv):
     return stale
 
 
+def resettle(series, equiv):
+    """series.json with the book's table read again (no boot): a mutant
+    argued equivalent since the run becomes equivalent, one whose row is
+    gone survives again."""
+    for run in series.get("parts", {}).values():
+        for r in run["results"]:
+            if r["status"] == "equivalent" and r["id"] not in equiv:
+                r["status"] = "survived"
+                r.pop("reason", None)
+        run["stale_equivalents"] = settle(run["results"], equiv)
+        added = {p: f.get("added_lines") for p, f in run["files"].items()}
+        run["files"] = per_file(run["results"], added)
+    return series
+
+
 def per_file(results, added):
     """{file: counts, kill rate} of results; added: {file: lines added}."""
     out = {}

@@ -423,6 +423,14 @@ def run(args):
     if unknown:
         config.die("mutants", f"no part {', '.join(unknown)} (known: "
                    f"{', '.join(kmutants.PARTS)})")
+    if args.settle:
+        path = os.path.join(report.OUT, "series.json")
+        series = files.read_json(path)
+        if not series:
+            config.die("mutants", f"no {config.display(path)} to settle: run make mutants")
+        report.write(report.resettle(series, report.equivalents()))
+        say(f"{config.display(path)}: the table of equivalent mutants read again")
+        return 0
     _, src = kcache.ensure_pristine()
     paths = [p for part in parts for p in kmutants.PARTS[part]]
     texts = kmutants.final_texts(src, paths, config.top("tangled/patches"))
@@ -444,6 +452,9 @@ def run(args):
 def register(sub):
     p = sub.add_parser("mutants", help="mutation score of the series' kernel code")
     p.add_argument("--list", action="store_true", help="list the mutants and stop")
+    p.add_argument("--settle", action="store_true",
+                   help="read the book's table of equivalent mutants again into "
+                        "build/mutants/series.json, and stop")
     p.add_argument("--part", default=os.environ.get("MUTANTS", ""),
                    help="comma-separated parts: drbg, random, jitter (default all)")
     p.add_argument("--only", default=os.environ.get("MUTANT_IDS", ""),

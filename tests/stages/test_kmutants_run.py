@@ -189,6 +189,18 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rs[0]["reason"], "the two branches do the same")
         self.assertEqual(stale, ["drbg:f:cmp:000002"])
 
+    def test_resettle(self):
+        rs = self.results()
+        rs[4]["status"] = "equivalent"          # n=5: its row has gone since
+        series = {"parts": {"drbg": {"results": rs,
+                                     "files": report.per_file(rs, {"crypto/drbg.c": 4})}}}
+        report.resettle(series, report.equivalents(self.table(TABLE)))
+        run = series["parts"]["drbg"]
+        got = {r["n"]: r["status"] for r in run["results"]}
+        self.assertEqual((got[1], got[2], got[5]), ("equivalent", "killed", "survived"))
+        self.assertEqual(run["files"]["crypto/drbg.c"]["equivalent"], 1)
+        self.assertEqual(run["stale_equivalents"], ["drbg:f:cmp:000002"])
+
     def test_bad_row(self):
         bad = TABLE.replace("| `drbg:f:cmp:000002` | a stale argument |", "| oops |")
         with self.assertRaises(SystemExit) as e:
