@@ -140,6 +140,11 @@ def write(series):
     files.write_text(os.path.join(OUT, "series.md"), markdown(series))
 
 
+def judged(run):
+    """How many mutants of run a boot judged."""
+    return sum(r["status"] in KILLS + ("survived", "equivalent") for r in run["results"])
+
+
 def _rate(f):
     return "-" if f["kill_rate"] is None else f"{100 * f['kill_rate']:.1f}%"
 
@@ -149,8 +154,8 @@ def markdown(series):
     for part, run in sorted(series["parts"].items()):
         lines += [f"## {part}", "",
                   f"{run['started']}; {run['selected']} of {run['generated']} mutants "
-                  f"run ({run['scope']}); wall time {run['wall_s']} s; "
-                  f"boots: {', '.join(run['boots'])}", "",
+                  f"selected ({run['scope']}), {judged(run)} judged by a boot; wall "
+                  f"time {run['wall_s']} s; boots: {', '.join(run['boots'])}", "",
                   "| file | added lines | mutants | killed | timeout | survived | "
                   "equivalent | build-failed | not run | kill rate |",
                   "|---|---|---|---|---|---|---|---|---|---|"]

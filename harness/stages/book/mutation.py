@@ -23,6 +23,11 @@ INTRO = ("`make mutants` changes the series' own code one small defect at a "
          "the seeding from inside\" ([Mutants](#drbg-mutants)).")
 
 
+def _judged(run):
+    return sum(r.get("status") in ("killed", "timeout", "survived", "equivalent")
+               for r in run.get("results", []))
+
+
 def _pct(rate):
     return "-" if rate is None else f"{100 * rate:.1f}%"
 
@@ -38,7 +43,8 @@ def _table(rows):
 def part_md(part, run, esc, code, notes):
     out = [f"### {part} {{- #hardening-mutants-{part}}}", "",
            f"Run started {esc(run.get('started', '?'))}: {run.get('selected')} of "
-           f"{run.get('generated')} mutants ({esc(run.get('scope', '?'))}), wall time "
+           f"{run.get('generated')} mutants selected ({esc(run.get('scope', '?'))}), "
+           f"{_judged(run)} judged by a boot, wall time "
            f"{run.get('wall_s')} s, under {esc(run.get('accel', 'tcg'))}; boots, cheapest "
            f"first: {', '.join(code(b) for b in run.get('boots', []))}.", ""]
     rows = []

@@ -46,8 +46,8 @@ class MutationSectionTest(unittest.TestCase):
     def test_figures_from_the_run(self):
         md, notes = self.render({"schema": 1, "parts": {"drbg": RUN}})
         self.assertIn("| `crypto/drbg.c` | 326 | 40 | 20 | 2 | 3 | 4 | 10 | 1 | 88.0% |", md)
-        self.assertIn("40 of 163 mutants (the first 40 in file order), wall time 1234 s",
-                      md)
+        self.assertIn("40 of 163 mutants selected (the first 40 in file order), 2 judged "
+                      "by a boot, wall time 1234 s", md)
         self.assertIn("`drbg:f:cmp:abcdef`", md)
         self.assertNotIn("`drbg:f:call:123456`", md)
         self.assertIn("Boot time per mutant judged: 40 s on average.", md)
