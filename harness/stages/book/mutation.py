@@ -45,8 +45,8 @@ def part_md(part, run, esc, code, notes):
            f"Run started {esc(run.get('started', '?'))}: {run.get('selected')} of "
            f"{run.get('generated')} mutants selected ({esc(run.get('scope', '?'))}), "
            f"{_judged(run)} judged by a boot, wall time "
-           f"{run.get('wall_s')} s, under {esc(run.get('accel', 'tcg'))}; boots, cheapest "
-           f"first: {', '.join(code(b) for b in run.get('boots', []))}.", ""]
+           f"{run.get('wall_s')} s, under {esc(run.get('accel', 'tcg'))}; boots, in the order "
+           f"run: {', '.join(code(b) for b in run.get('boots', []))}.", ""]
     rows = []
     for path, f in sorted(run.get("files", {}).items()):
         rows.append([code(path), f.get("added_lines", "-"), f.get("mutants", 0),
