@@ -32,10 +32,14 @@ export ACCEL BOOTS
 # vectors/cavs:vectors/extra); make conform VECTORS=DIR runs DIR's files.
 VECTORS ?=
 export VECTORS
+# make mutants: MUTANTS=drbg,random,jitter (parts), MUTANT_IDS=id,... (a subset)
+MUTANTS ?=
+MUTANT_IDS ?=
+export MUTANTS MUTANT_IDS
 
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
-	kernel-debug conform-debug teeth mutants-harness bisect modules-check i386check \
+	kernel-debug conform-debug teeth mutants mutants-harness bisect modules-check i386check \
 	examples assess entropy-kat entropy acvp-registration acvp stress
 
 help:
@@ -122,6 +126,12 @@ STRESS_ARGS ?=
 stress: kernel-debug
 	@$(H) kernel build modules
 	@$(H) stress $(STRESS_ARGS)
+
+# The mutation score of the series (harness/stages/kmutants_run.py; not part
+# of make check): MUTANTS=drbg|random|jitter (default all three),
+# MUTANT_IDS=id,... a subset; results in build/mutants/series.{json,md}.
+mutants: kernel
+	@$(H) mutants
 
 # ACVP (chapter "ACVP"): the registration derived from the patched kernel
 # (build/acvp/registration.json), and the vector sets under ACVP=DIR

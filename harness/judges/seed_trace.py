@@ -58,6 +58,9 @@ def trace_layout_problems(rec, jent=True):
                             "Jitter pattern")
         if not rec["pattern"] and jpart == b"\x5a" * part:
             problems.append(f"seeding {i}: real Jitter bytes equal the pattern")
+        if not rec["pattern"] and jpart == bytes(part):
+            problems.append(f"seeding {i}: the real Jitter part is all zero (a "
+                            "cleared buffer handed over unread)")
     return problems
 
 

@@ -40,7 +40,7 @@ def kernel_state(core, mech):
 
 
 def make_trace(driver, pattern=True, swap=False, nonce=True, corrupt_out=False,
-               jent_present=True, state=True):
+               jent_present=True, state=True, jent_unread=False):
     """A trace record as drbg_trace.c prints it, computed with the model."""
     core, pr = drbg_model.parse_driver(driver)
     s = STRENGTH[core]
@@ -48,6 +48,8 @@ def make_trace(driver, pattern=True, swap=False, nonce=True, corrupt_out=False,
     grb = lambda n, seed: bytes((seed * 31 + i * 7 + 1) % 251 + 1 for i in range(n))  # noqa: E731
     jent = (lambda n, seed: b"\x5a" * n) if pattern else \
         (lambda n, seed: bytes((seed * 17 + i * 3) % 200 + 3 for i in range(n)))
+    if jent_unread:         # the cleared buffer handed over unread
+        jent = lambda n, seed: bytes(n)  # noqa: E731
 
     def seed(part, idx, extra):
         a, b = grb(part, idx), jent(part, idx) if jent_present else b""
@@ -118,6 +120,14 @@ class TraceTest(unittest.TestCase):
                                                   corrupt_out=True)])
         self.assertEqual(c[0].status, "fail")
         self.assertIn("the host model computes", c[0].reason)
+
+    def test_real_jitter_part_all_zero_fails(self):
+        # make mutants: drbg_jent_read() returning 0 without reading the
+        # Jitter RNG hands over the cleared buffer, consistently traced.
+        c = seed_trace.checks([make_trace("drbg_nopr_hmac_sha256", pattern=False,
+                                          jent_unread=True)])
+        self.assertEqual(c[0].status, "fail")
+        self.assertIn("real Jitter part is all zero", c[0].reason)
 
     def test_missing_pr_reseed_fails(self):
         rec = make_trace("drbg_pr_sha512")

@@ -5,12 +5,13 @@ did, and the series on a 32-bit machine.
     render(ctx) -> (markdown, notes)
 
 ctx is the dict the other generated parts take ("top", "esc", "code").
-The data are two reports that the harness writes: the hardening summary
+The data are the reports that the harness writes: the hardening summary
 of build/conformance/report.json (`make conform`, run by `make check`),
 build/stress/report.json (`make stress`, the debug kernel at large
-figures; book/stress.py), and build/conformance-i386/report.json (`make
+figures; stress.py), build/conformance-i386/report.json (`make
 conform ARCH=i386`, a kernel build of its own and not part of `make
-check`).  Where a report is
+check`), and build/mutants/series.json (`make mutants`, mutation.py).
+Where a report is
 missing the section says so and names the command; a note (a build
 warning) is given only when a report shows a failure.
 """
@@ -19,7 +20,7 @@ import collections
 import os
 
 from ...base import files
-from . import stress
+from . import mutation, stress
 from .md import small_table, when
 
 MAIN = "build/conformance/report.json"
@@ -138,4 +139,6 @@ def render(ctx):
     out += stress.stress_md(files.read_json(os.path.join(top, stress.REPORT)), esc, code,
                             notes)
     out += i386_md(files.read_json(os.path.join(top, I386)), esc, code, notes)
+    out += mutation.section(files.read_json(os.path.join(top, mutation.PATH)), esc, code,
+                            notes)
     return "\n".join(out) + "\n", notes

@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The hardening appendix's section on the mutation score of the series,
+from build/mutants/series.json (`make mutants`, not part of make check).
+
+    section(series, esc, code, notes) -> [markdown lines]
+
+series is the JSON the verb mutants writes (None when it has not run):
+per part its last run, with the counts and kill rate per file, every
+mutant's verdict and the wall time.  Without it the section is a
+placeholder naming the command; survivors are named and given as build
+notes.
+"""
+
+PATH = "build/mutants/series.json"
+PARTS = ("drbg", "random", "jitter")
+HEAD = "## Mutation score of the series {- #hardening-mutants}"
+INTRO = ("`make mutants` changes the series' own code one small defect at a "
+         "time (a comparison negated, a constant moved by one, a call or a "
+         "zeroisation deleted, two arguments swapped, a function returning at "
+         "once) and boots the kernel with each, running the boots that cover "
+         "the file; a mutant is killed when a check fails or a boot hangs.  "
+         "How, and which mutants are equivalent, is in the chapter \"Testing "
+         "the seeding from inside\" ([Mutants](#drbg-mutants)).")
+
+
+def _judged(run):
+    return sum(r.get("status") in ("killed", "timeout", "survived", "equivalent")
+               for r in run.get("results", []))
+
+
+def _pct(rate):
+    return "-" if rate is None else f"{100 * rate:.1f}%"
+
+
+def _table(rows):
+    head = ["file", "added lines", "mutants", "killed", "timeout", "survived",
+            "equivalent", "build-failed", "not run", "kill rate"]
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out + [""]
+
+
+def part_md(part, run, esc, code, notes):
+    out = [f"### {part} {{- #hardening-mutants-{part}}}", "",
+           f"Run started {esc(run.get('started', '?'))}: {run.get('selected')} of "
+           f"{run.get('generated')} mutants selected ({esc(run.get('scope', '?'))}), "
+           f"{_judged(run)} judged by a boot, wall time "
+           f"{run.get('wall_s')} s, under {esc(run.get('accel', 'tcg'))}; boots, in the order "
+           f"run: {', '.join(code(b) for b in run.get('boots', []))}.", ""]
+    rows = []
+    for path, f in sorted(run.get("files", {}).items()):
+        rows.append([code(path), f.get("added_lines", "-"), f.get("mutants", 0),
+                     f.get("killed", 0), f.get("timeout", 0), f.get("survived", 0),
+                     f.get("equivalent", 0), f.get("build-failed", 0),
+                     f.get("not-run", 0), _pct(f.get("kill_rate"))])
+    out += _table(rows)
+    for r in run.get("reruns", []):
+        out += [f"Judged again ({esc(r.get('started', '?'))}, on the "
+                f"{esc(r.get('variant', 'test'))} kernel, {r.get('wall_s')} s): "
+                + ", ".join(code(i) for i in r.get("ids", [])) + ".", ""]
+    res = run.get("results", [])
+    booted = [r for r in res if r.get("status") in ("killed", "timeout", "survived",
+                                                   "equivalent")]
+    if booted:
+        secs = sum(r.get("seconds", 0) for r in booted) / len(booted)
+        out += [f"Boot time per mutant judged: {secs:.0f} s on average.", ""]
+    surv = [r for r in res if r.get("status") == "survived"]
+    if surv:
+        notes.append(f"mutants: {len(surv)} survivor(s) in {part}")
+        out += [f"Survivors ({len(surv)}):", ""]
+        out += [f"- {code(r['id'])} {code(r['file'] + ':' + str(r['line']))}: "
+                f"{esc(r['what'])}" for r in surv] + [""]
+    stale = run.get("stale_equivalents") or []
+    if stale:
+        notes.append(f"mutants: {len(stale)} row(s) of the equivalence table killed")
+        out += ["Argued equivalent but killed: " + ", ".join(code(s) for s in stale)
+                + ".", ""]
+    return out
+
+
+def section(series, esc, code, notes):
+    out = [HEAD, "", INTRO, ""]
+    if not series or not series.get("parts"):
+        return out + ["::: placeholder",
+                      f"**Not run for this book.** There is no {code(PATH)}: "
+                      "`make mutants` writes it (`MUTANTS=drbg`, `random` or "
+                      "`jitter` runs one part; not part of `make check`).", ":::", ""]
+    parts = series["parts"]
+    for part in PARTS:
+        if part in parts:
+            out += part_md(part, parts[part], esc, code, notes)
+    missing = [p for p in PARTS if p not in parts]
+    if missing:
+        out += ["Not run for this book: " + ", ".join(
+            f"`make mutants MUTANTS={p}`" for p in missing) + ".", ""]
+    return out

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The hardening appendix's mutation score is drawn from
+build/mutants/series.json: its counts and kill rate per file, its
+survivors named and noted, the parts not run named with their command,
+and without the file a placeholder naming make mutants."""
+
+import json
+import os
+import tempfile
+import unittest
+
+from harness.stages.book import hardening, mutation
+from harness.stages.book.md import code, esc
+
+RUN = {"started": "2026-12-04T01:00:00+00:00", "wall_s": 1234, "generated": 163,
+       "selected": 40, "scope": "the first 40 in file order", "accel": "tcg",
+       "boots": ["teeth", "drbg"],
+       "files": {"crypto/drbg.c": {"added_lines": 326, "mutants": 40, "killed": 20,
+                                   "timeout": 2, "survived": 3, "equivalent": 4,
+                                   "build-failed": 10, "not-run": 1, "counted": 25,
+                                   "kill_rate": 0.88}},
+       "results": [{"id": "drbg:f:cmp:abcdef", "file": "crypto/drbg.c", "line": 7,
+                    "what": "`<` -> `>=`", "status": "survived", "seconds": 50},
+                   {"id": "drbg:f:call:123456", "file": "crypto/drbg.c", "line": 9,
+                    "what": "delete `g();`", "status": "killed", "seconds": 30}],
+       "stale_equivalents": []}
+
+
+class MutationSectionTest(unittest.TestCase):
+    def render(self, series):
+        with tempfile.TemporaryDirectory() as top:
+            if series is not None:
+                os.makedirs(os.path.join(top, "build/mutants"))
+                with open(os.path.join(top, mutation.PATH), "w") as f:
+                    json.dump(series, f)
+            return hardening.render({"top": top, "report": None, "esc": esc,
+                                     "code": code})
+
+    def test_placeholder_names_the_command(self):
+        md, notes = self.render(None)
+        sec = md.split("Mutation score of the series")[1]
+        self.assertIn("::: placeholder", sec)
+        self.assertIn("`make mutants` writes it", sec)
+        self.assertEqual(notes, [])
+
+    def test_figures_from_the_run(self):
+        md, notes = self.render({"schema": 1, "parts": {"drbg": RUN}})
+        self.assertIn("| `crypto/drbg.c` | 326 | 40 | 20 | 2 | 3 | 4 | 10 | 1 | 88.0% |", md)
+        self.assertIn("40 of 163 mutants selected (the first 40 in file order), 2 judged "
+                      "by a boot, wall time 1234 s", md)
+        self.assertIn("`drbg:f:cmp:abcdef`", md)
+        self.assertNotIn("`drbg:f:call:123456`", md)
+        self.assertIn("Boot time per mutant judged: 40 s on average.", md)
+        self.assertIn("`make mutants MUTANTS=random`", md)
+        self.assertIn("`make mutants MUTANTS=jitter`", md)
+        self.assertEqual(notes, ["mutants: 1 survivor(s) in drbg"])
+
+    def test_reruns_are_named(self):
+        run = dict(RUN, reruns=[{"started": "t2", "variant": "test", "wall_s": 300,
+                                 "ids": ["drbg:f:cmp:abcdef"]}])
+        md, _ = self.render({"schema": 1, "parts": {"drbg": run}})
+        self.assertIn("Judged again (t2, on the test kernel, 300 s): "
+                      "`drbg:f:cmp:abcdef`.", md)
+
+    def test_stale_row_is_noted(self):
+        run = dict(RUN, results=[], stale_equivalents=["drbg:f:ret:000000"])
+        md, notes = self.render({"schema": 1, "parts": {"drbg": run}})
+        self.assertIn("Argued equivalent but killed: `drbg:f:ret:000000`.", md)
+        self.assertEqual(notes, ["mutants: 1 row(s) of the equivalence table killed"])
+
+
+if __name__ == "__main__":
+    unittest.main()

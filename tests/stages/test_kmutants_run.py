@@ -1,0 +1,269 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make mutants, the runner and its report: a mutant is killed by the
+first covering boot that fails and the later boots are not run, a hang
+is a timeout (a kill), a boot that fails without a mutant stops the run,
+build-failed / equivalent / not-run mutants are not counted, the book's
+table turns a survivor into an equivalent mutant (and a killed one into
+a stale row), a malformed row is one clear error, and one part's run
+keeps the others' in series.json."""
+
+import os
+import tempfile
+import types
+import unittest
+from unittest import mock
+
+from harness.base.checks import Check
+from harness.stages import kmutants_report as report
+from harness.stages import kmutants_run as runner
+
+
+def mutant(n, path="crypto/drbg.c", mid=None):
+    return {"id": mid or f"drbg:f:cmp:{n:06x}", "n": n, "file": path, "line": 10 + n,
+            "func": "f", "op": "cmp", "what": "`<` -> `>=`"}
+
+
+class FakeBoots:
+    """run_boot() that fails the boots named in fails[n] (or hangs)."""
+
+    def __init__(self, fails=None, hangs=None):
+        self.fails, self.hangs, self.seen = fails or {}, hangs or {}, []
+
+    def __call__(self, spec, accel, image, init, src, out):
+        n = int(spec["append"].split("mutant=")[1].split()[0])
+        self.seen.append((spec["name"], n, spec["timeout"]))
+        outcome = "hung" if spec["name"] in self.hangs.get(n, ()) else spec["expect"]
+        checks = [Check.passed(f"boot.{spec['name']}", "ok")]
+        if spec["name"] in self.fails.get(n, ()):
+            checks.append(Check.failed(f"kunit.{spec['name']}.x", "t", "failed"))
+        return {"outcome": outcome}, checks
+
+
+def booter(fake):
+    b = runner.Booter("drbg", types.SimpleNamespace(accel="tcg", variant="test"), "/src",
+                      "img", "init")
+    return b, mock.patch.object(runner.conform, "run_boot", fake)
+
+
+class BooterTest(unittest.TestCase):
+    def test_first_failure_kills_and_stops(self):
+        fake = FakeBoots(fails={3: ("fips-drbg",)})
+        b, patch = booter(fake)
+        with patch:
+            v = b.judge(mutant(3))
+        self.assertEqual((v["status"], v["boot"]), ("killed", "fips-drbg"))
+        self.assertEqual(v["failed"], ["kunit.fips-drbg.x"])
+        self.assertEqual([s[0] for s in fake.seen], ["drbg", "fips-drbg"])
+
+    def test_survivor_runs_every_boot(self):
+        fake = FakeBoots()
+        b, patch = booter(fake)
+        with patch:
+            v = b.judge(mutant(4))
+        self.assertEqual(v["status"], "survived")
+        self.assertEqual([s[0] for s in fake.seen], runner.BOOTS["drbg"])
+
+    def test_judge_crash_is_a_failed_check(self):
+        def crash(spec, *a):
+            raise IndexError("list index out of range")
+        b, _ = booter(FakeBoots())
+        with mock.patch.object(runner.conform, "run_boot", crash):
+            v = b.judge(mutant(6))
+        self.assertEqual((v["status"], v["boot"]), ("killed", "drbg"))
+        self.assertIn("harness-error.drbg: IndexError", v["failed"][0])
+
+    def test_hang_is_timeout(self):
+        fake = FakeBoots(hangs={5: ("drbg",)})
+        b, patch = booter(fake)
+        with patch:
+            v = b.judge(mutant(5))
+        self.assertEqual(v["status"], "timeout")
+        self.assertEqual(len(fake.seen), 1)
+
+    def test_baseline_sets_timeouts_and_must_pass(self):
+        b, patch = booter(FakeBoots())
+        with patch:
+            b.baseline()
+        self.assertEqual(set(b.timeouts), set(runner.BOOTS["drbg"]))
+        self.assertTrue(all(t >= 30 for t in b.timeouts.values()))
+        b, patch = booter(FakeBoots(fails={0: ("fips-drbg",)}))
+        with patch, self.assertRaises(SystemExit) as e:
+            b.baseline()
+        self.assertIn("fips-drbg fails without a mutant", str(e.exception))
+
+    def test_spec_carries_the_selector(self):
+        s = runner.spec_of("drbg", 17, timeout=99)
+        self.assertTrue(s["append"].endswith(" mutant=17"))
+        self.assertEqual(s["timeout"], 99)
+        self.assertIn("kunit.filter_glob=drbg*", s["append"])
+
+
+class FakeCompiler:
+    """Mutant 3 is blamed by the compiler; 5 fails unnamed (a macro's
+    constant); 2 is blamed too while 3 is there, and fits once 3 is gone;
+    9 does not compile even alone."""
+    part = "drbg"
+
+    def __init__(self):
+        self.runs = 0
+
+    def attempt(self, muts, const=None):
+        self.runs += 1
+        ns = {m["n"] for m in muts}
+        bad = ({3, 2} if 3 in ns else set()) | ({9} & ns)
+        ok = not bad and 5 not in ns
+        return ok, bad & ns, "" if ok else "x.c:1:1: error: no"
+
+
+class FitSchemaTest(unittest.TestCase):
+    def test_fit(self):
+        muts = [mutant(n) for n in range(1, 12)]
+        held, dropped = runner.fit_schema(FakeCompiler(), muts)
+        self.assertEqual(sorted(m["n"] for m in dropped), [3, 5, 9])
+        self.assertEqual([m["n"] for m in held], [1, 2, 4, 6, 7, 8, 10, 11])
+
+    def test_prelude_alone_fails(self):
+        class Broken(FakeCompiler):
+            def attempt(self, muts, const=None):
+                return False, set(), "x.c:1:1: error: prelude"
+        with self.assertRaises(SystemExit):
+            runner.fit_schema(Broken(), [mutant(1)])
+
+
+class TimeTest(unittest.TestCase):
+    def test_out_of_time(self):
+        import time
+        args = types.SimpleNamespace(minutes=1, t0=time.time(), stop=None)
+        self.assertIsNone(runner.out_of_time(args))
+        args.t0 -= 61
+        self.assertEqual(runner.out_of_time(args), "the run's 1 minutes were up")
+        r = runner.not_run(mutant(2), args.stop)
+        self.assertEqual((r["status"], r["reason"]), ("not-run", args.stop))
+        args = types.SimpleNamespace(minutes=0, t0=0, stop=None)
+        self.assertIsNone(runner.out_of_time(args))
+
+
+class SelectTest(unittest.TestCase):
+    def test_select(self):
+        muts = [mutant(n) for n in range(1, 6)]
+        args = types.SimpleNamespace(only="", first=2)
+        self.assertEqual([m["n"] for m in runner.select(muts, args)[0]], [1, 2])
+        args = types.SimpleNamespace(only=muts[3]["id"], first=0)
+        self.assertEqual([m["n"] for m in runner.select(muts, args)[0]], [4])
+        args = types.SimpleNamespace(only="", first=0)
+        self.assertEqual(runner.select(muts, args), (muts, "all"))
+
+
+TABLE = """Prose.
+
+<!-- equivalent-mutants -->
+| mutant | why no test can tell it from the series |
+|---|---|
+| `drbg:f:cmp:000001` | the two branches do the same |
+| `drbg:f:cmp:000002` | a stale argument |
+<!-- /equivalent-mutants -->
+"""
+
+
+class ReportTest(unittest.TestCase):
+    def table(self, text):
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "ch.nw")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def results(self):
+        rs = [dict(mutant(n), status=s) for n, s in
+              enumerate(["survived", "killed", "timeout", "build-failed", "survived",
+                         "not-run"], 1)]
+        rs.append(dict(mutant(7, path="crypto/x.c"), status="killed"))
+        return rs
+
+    def test_equivalents_and_settle(self):
+        eq = report.equivalents(self.table(TABLE))
+        self.assertEqual(sorted(eq), ["drbg:f:cmp:000001", "drbg:f:cmp:000002"])
+        rs = self.results()
+        stale = report.settle(rs, eq)
+        self.assertEqual(rs[0]["status"], "equivalent")
+        self.assertEqual(rs[0]["reason"], "the two branches do the same")
+        self.assertEqual(stale, ["drbg:f:cmp:000002"])
+
+    def test_resettle(self):
+        rs = self.results()
+        rs[4]["status"] = "equivalent"          # n=5: its row has gone since
+        series = {"parts": {"drbg": {"results": rs,
+                                     "files": report.per_file(rs, {"crypto/drbg.c": 4})}}}
+        report.resettle(series, report.equivalents(self.table(TABLE)))
+        run = series["parts"]["drbg"]
+        got = {r["n"]: r["status"] for r in run["results"]}
+        self.assertEqual((got[1], got[2], got[5]), ("equivalent", "killed", "survived"))
+        self.assertEqual(run["files"]["crypto/drbg.c"]["equivalent"], 1)
+        self.assertEqual(run["stale_equivalents"], ["drbg:f:cmp:000002"])
+
+    def test_bad_row(self):
+        bad = TABLE.replace("| `drbg:f:cmp:000002` | a stale argument |", "| oops |")
+        with self.assertRaises(SystemExit) as e:
+            report.equivalents(self.table(bad))
+        self.assertIn("ch.nw:7:", str(e.exception))
+
+    def test_kill_rate_counts_only_mutants(self):
+        rs = self.results()
+        report.settle(rs, report.equivalents(self.table(TABLE)))
+        f = report.per_file(rs, {"crypto/drbg.c": 40, "crypto/y.c": 3})
+        d = f["crypto/drbg.c"]
+        # 6 mutants: 1 equivalent, 1 build-failed, 1 not run: 3 counted,
+        # killed + timeout = 2
+        self.assertEqual((d["mutants"], d["counted"], d["kill_rate"]), (6, 3, 0.6667))
+        self.assertEqual(f["crypto/x.c"]["kill_rate"], 1.0)
+        self.assertIsNone(f["crypto/y.c"]["kill_rate"])
+        self.assertEqual(f["crypto/y.c"]["added_lines"], 3)
+
+    def test_merge_keeps_other_parts(self):
+        old = {"schema": 1, "parts": {"random": {"x": 1}, "drbg": {"x": 0}}}
+        new = report.merge(old, "drbg", {"x": 2})
+        self.assertEqual(new["parts"], {"random": {"x": 1}, "drbg": {"x": 2}})
+        self.assertEqual(report.merge(None, "jitter", {})["parts"], {"jitter": {}})
+
+    def test_debug_run_kills_survivors_of_the_part(self):
+        rs = self.results()
+        base = {"results": rs, "files": report.per_file(rs, {"crypto/drbg.c": 40}),
+                "variant": "test"}
+        debug = {"variant": "debug", "results": [
+            dict(mutant(1), status="killed", boot="debug-drbg", failed=["x"]),
+            dict(mutant(5), status="survived", boot=None, failed=[])], "files": {}}
+        new = report.merge({"parts": {"drbg": base}}, "drbg", debug)["parts"]["drbg"]
+        got = {r["n"]: (r["status"], r.get("kernel")) for r in new["results"]}
+        self.assertEqual(got[1], ("killed", "debug"))
+        self.assertEqual(got[5], ("survived", None))
+        self.assertEqual(new["files"]["crypto/drbg.c"]["killed"], 2)
+        self.assertEqual(new["files"]["crypto/drbg.c"]["added_lines"], 40)
+        self.assertEqual(len(new["reruns"]), 1)
+
+    def test_rerun_by_id_updates_verdicts(self):
+        rs = self.results()
+        base = {"results": rs, "files": report.per_file(rs, {"crypto/drbg.c": 40}),
+                "variant": "test", "scope": "all"}
+        again = {"variant": "test", "scope": "1 chosen by id", "started": "t2",
+                 "results": [dict(mutant(5), status="killed", boot="drbg",
+                                  failed=["kunit.x"])], "files": {}}
+        new = report.merge({"parts": {"drbg": base}}, "drbg", again)["parts"]["drbg"]
+        got = {r["n"]: r["status"] for r in new["results"]}
+        self.assertEqual((got[5], got[1], len(got)), ("killed", "survived", 7))
+        self.assertEqual(new["reruns"][0]["ids"], [mutant(5)["id"]])
+        self.assertEqual(new["files"]["crypto/drbg.c"]["survived"], 1)
+
+    def test_markdown_lists_survivors(self):
+        rs = self.results()
+        run = {"started": "t", "selected": 7, "generated": 9, "scope": "all",
+               "wall_s": 5, "boots": ["drbg"], "results": rs,
+               "files": report.per_file(rs, {}), "stale_equivalents": []}
+        md = report.markdown({"parts": {"drbg": run}})
+        self.assertIn("`drbg:f:cmp:000005`", md)
+        self.assertIn("`drbg:f:cmp:000006`", md)
+        self.assertNotIn("`drbg:f:cmp:000002`", md)
+        self.assertIn("| crypto/drbg.c | - | 6 | 1 | 1 | 2 | 0 | 1 | 1 | 50.0% |", md)
+
+
+if __name__ == "__main__":
+    unittest.main()
