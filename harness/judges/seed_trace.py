@@ -103,6 +103,26 @@ def instantiated_state(driver, rec):
     return {"V": (v[:len(st["V"])], st["V"]), "Key": (c[:len(st["Key"])], st["Key"])}
 
 
+def _record_problems(drv, rec, jent):
+    """(problems, states compared, outputs recomputed) of one trace record."""
+    tag = "pattern" if rec["pattern"] else "real"
+    problems = [f"{tag}: {x}" for x in trace_layout_problems(rec, jent)]
+    if rec["err"] or not rec["seeds"]:
+        return problems, 0, 0
+    st = instantiated_state(drv, rec)
+    problems += [f"{tag}: {k} after instantiation is {got.hex()[:32]}... in "
+                 f"the kernel, {want.hex()[:32]}... in the host model"
+                 for k, (got, want) in st.items() if got != want]
+    got = replay_trace(drv, rec)
+    if got is None:
+        problems.append(f"{tag}: a seeding is longer than the trace stores")
+    elif got != bytes.fromhex(rec["out"]):
+        problems.append(f"{tag}: the host model computes "
+                        f"{got.hex()[:32]}... from these seeds, the "
+                        f"kernel gave {rec['out'][:32]}...")
+    return problems, bool(st), got is not None
+
+
 def checks(recs, jent=True):
     """One check per instance from the guest's trace records: layout, and
     the output recomputed by the host's SP 800-90A model from the seeds."""
@@ -115,23 +135,13 @@ def checks(recs, jent=True):
         problems, recomputed = [], 0
         states = 0
         for rec in by[drv]:
-            tag = "pattern" if rec["pattern"] else "real"
-            problems += [f"{tag}: {x}" for x in trace_layout_problems(rec, jent)]
-            if not rec["err"]:
-                st = instantiated_state(drv, rec)
-                states += bool(st)
-                problems += [f"{tag}: {k} after instantiation is {got.hex()[:32]}... in "
-                             f"the kernel, {want.hex()[:32]}... in the host model"
-                             for k, (got, want) in st.items() if got != want]
-            if not rec["err"]:
-                got = replay_trace(drv, rec)
-                recomputed += got is not None
-                if got is None:
-                    problems.append(f"{tag}: a seeding is longer than the trace stores")
-                elif got != bytes.fromhex(rec["out"]):
-                    problems.append(f"{tag}: the host model computes "
-                                    f"{got.hex()[:32]}... from these seeds, the "
-                                    f"kernel gave {rec['out'][:32]}...")
+            try:
+                p, n, r = _record_problems(drv, rec, jent)
+            except (KeyError, TypeError, ValueError, AttributeError) as e:
+                p, n, r = [f"malformed trace record ({type(e).__name__}: {e})"], 0, 0
+            problems += p
+            states += n
+            recomputed += r
         out.append(Check.judge(
             f"drbg.trace.{drv}", f"{drv}: seed material of real seedings (layout, "
             "and the output recomputed from it)", problems, origin="host",

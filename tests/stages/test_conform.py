@@ -135,6 +135,23 @@ class TraceTest(unittest.TestCase):
         c = seed_trace.checks([rec])
         self.assertIn("2 seedings, expected 3", c[0].reason)
 
+    def test_malformed_trace_is_a_failed_check_not_a_crash(self):
+        # make mutants: a mutant's trace with no seeding crashed the replay
+        # (IndexError); bad hex and a missing field must not crash either.
+        empty = make_trace("drbg_nopr_sha256")
+        empty["seeds"] = []
+        badhex = make_trace("drbg_nopr_sha256")
+        badhex["seeds"][0]["hex"] = "zz"
+        nokey = make_trace("drbg_pr_sha1")
+        del nokey["out"]
+        for rec, why in ((empty, "0 seedings, expected 2"),
+                         (badhex, "malformed trace record (ValueError"),
+                         (nokey, "malformed trace record (KeyError")):
+            c = seed_trace.checks([rec])
+            self.assertEqual(c[0].status, "fail", why)
+            self.assertIn(why, c[0].reason)
+            self.assertNotIn("\n", c[0].reason)
+
 
 class NoJitterTraceTest(unittest.TestCase):
     """A boot whose Jitter RNG is absent: seeds are get_random_bytes() alone."""
