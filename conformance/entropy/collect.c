@@ -13,6 +13,7 @@
  * bad arguments or a failed start-up test, 3 on a permanent failure.
  */
 #include "collect.h"
+#include "zalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -197,28 +198,13 @@ int main(int argc, char **argv)
 	return 0;
 }
 
-/*
- * Both cores' allocator, as the kernel's jent_zalloc() and jent_zfree():
- * zeroed memory, and zeroed again before it is freed (the length is kept
- * in front of the block).
- */
+/* Both cores' allocator, as the kernel's jent_zalloc() and jent_zfree(). */
 void *jent_zalloc(unsigned int len)
 {
-	size_t *p = calloc(1, sizeof(size_t) * 2 + len);
-
-	if (!p)
-		return NULL;
-	p[0] = len;
-	return p + 2;
+	return host_zalloc(len);
 }
 
 void jent_zfree(void *ptr)
 {
-	size_t *p;
-
-	if (!ptr)
-		return;
-	p = (size_t *)ptr - 2;
-	memset(ptr, 0, p[0]);
-	free(p);
+	host_zfree(ptr);
 }

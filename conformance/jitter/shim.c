@@ -2,6 +2,7 @@
 /* The user-space host of the Jitter RNG core; see shim.h. */
 #include "shim.h"
 #include "sha3.h"
+#include "zalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,28 +194,22 @@ unsigned int shim_alloc_live(void)
 
 void *jent_zalloc(unsigned int len)
 {
-	size_t *p;
+	void *p;
 
 	if (fail_at && !--fail_at)
 		return NULL;
-	p = calloc(1, sizeof(size_t) * 2 + len);
-	if (!p)
-		return NULL;
-	p[0] = len;
-	live++;
-	return p + 2;
+	p = host_zalloc(len);
+	if (p)
+		live++;
+	return p;
 }
 
 void jent_zfree(void *ptr)
 {
-	size_t *p;
-
 	if (!ptr)
 		return;
-	p = (size_t *)ptr - 2;
-	memset(ptr, 0, p[0]);
 	live--;
-	free(p);
+	host_zfree(ptr);
 }
 
 /* ---- SHA3-256 (FIPS 202): the entropy collectors' (conformance/entropy/sha3.c) ---- */

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The user-space entropy collectors of make entropy: build them, run them.
 
-Two programs, made the same way from conformance/entropy/ (collect.c and
-sha3.c at -O2; see collect.h):
+Two programs, made the same way from conformance/entropy/ (collect.c,
+sha3.c and zalloc.c at -O2; see collect.h):
 
   ours-user      tangled/jitterentropy.c, compiled on its own with -O0 and
                  CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE, exactly as the
@@ -73,6 +73,7 @@ def build(source, bindir, pristine_dir=None):
         objs.append(out)
     obj("collect", HOST_CFLAGS + [os.path.join(edir, "collect.c")], "collect.c")
     obj("sha3", HOST_CFLAGS + [os.path.join(edir, "sha3.c")], "sha3.c")
+    obj("zalloc", HOST_CFLAGS + [os.path.join(edir, "zalloc.c")], "zalloc.c")
     if source == "ours-user":
         tangled = config.top("tangled")
         flag = "-DCONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE"

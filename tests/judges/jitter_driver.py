@@ -19,7 +19,7 @@ from harness.judges import jitter_model as model
 from harness.judges.jitter_replay import timer_lines  # the figures' encoder
 
 JDIR = config.top("conformance/jitter")
-EDIR = config.top("conformance/entropy")     # sha3.c, shared with the collectors
+EDIR = config.top("conformance/entropy")     # sha3.c and zalloc.c, shared with the collectors
 TANGLED = config.top("tangled")
 
 M64 = model.M64
@@ -35,7 +35,7 @@ def build(arch):
     cmd = ["gcc", f"-m{arch}", "-O0", "-std=gnu11", "-g", "-Wall", "-Wextra", "-Werror",
            "-I", JDIR, "-I", EDIR, "-I", TANGLED, "-o", out,
            os.path.join(JDIR, "driver.c"), os.path.join(JDIR, "shim.c"),
-           os.path.join(EDIR, "sha3.c")]
+           os.path.join(EDIR, "sha3.c"), os.path.join(EDIR, "zalloc.c")]
     r = subprocess.run(cmd, capture_output=True, text=True)
     BUILD[arch] = out if r.returncode == 0 else None
     BUILD_ERR[arch] = r.stderr[-2000:]
