@@ -14,7 +14,9 @@ it comes from alone: "2015 series only (...)" or "port decision (...)"
 (clause_problem() says what is accepted).  source: where it comes from
 (the 2015 series' patch, a port decision, parity with 6.1).  tests: check
 ids without the prefix a boot gives them (debug., fips., nojent.,
-modules.): the matrix shows every prefixed instance of each.  Optional
+modules.): the matrix shows every prefixed instance of each; a check only
+a run outside make check makes is named with that run's prefix
+(modules.guest.x: make modules-check; book/trace.py OPTIONAL_RUNS).  Optional
 attributes: accepted="reason" marks a gap (no chunk or no test) as
 accepted, with the reason shown in the traceability matrix.
 """

@@ -321,7 +321,8 @@ def not_run_problems(traces):
     seen = set()
     for t in traces:
         for x in t.tests:
-            if x.status == "not run" and x.id not in seen:
+            if x.status == "not run" and x.id not in seen and \
+                    not booktrace.optional_run(x.id):
                 seen.add(x.id)
                 out.append(f"{x.id} (req-{t.req.id}): not in the report")
     return out

@@ -78,13 +78,17 @@ def prefix_name(p):
 def test_line(t):
     """One named check of a requirement, with each instance's result."""
     if not t.instances:
-        return f"- check {code(t.id)}: {status_md('not run')} (no such check in the report)"
+        run = booktrace.optional_run(t.id)
+        where = f"made by `{run}`, not by make check; its report is absent" if run \
+            else "no such check in the report"
+        return f"- check {code(t.id)}: {status_md('not run')} ({where})"
     parts = []
     for p, c in t.instances:
         title = f", {esc(c['title'])}" if c.get("title") and "cases:" in c["title"] else ""
         reason = (f" ({esc(breakable(c['reason'][:200]))})" if c.get("reason") and
                   c["status"] != "pass" else "")
-        parts.append(f"{prefix_name(p)}: {status_md(c['status'])}{title}{reason}")
+        run = f" (`{c['run']}`)" if c.get("run") else ""
+        parts.append(f"{prefix_name(p)}: {status_md(c['status'])}{run}{title}{reason}")
     title = t.check.get("title") if t.check else None
     title = f" – {esc(breakable(title))}" if title and "cases:" not in title else ""
     return f"- check {code(t.id)}{title}: {status_md(t.status)}; " + "; ".join(parts)

@@ -211,6 +211,30 @@ def load_report(top):
     return files.read_json(path), path
 
 
+# Runs that make check does not make, whose checks a requirement names with
+# the run's prefix (modules.guest.x): the matrix shows their result when the
+# run's report is there and says which command makes it when it is not, and
+# book-check does not ask make check's run for them.
+OPTIONAL_RUNS = {"modules": ("build/modules-check/report.json", "make modules-check")}
+
+
+def optional_run(cid):
+    """The command that makes check id cid, when only an optional run does."""
+    prefix, _ = reqsmod.split_prefix(cid)
+    return OPTIONAL_RUNS[prefix][1] if prefix in OPTIONAL_RUNS else None
+
+
+def optional_checks(top, checks):
+    """checks with the optional runs' own checks added ({id: check dict}),
+    each marked with the command that made it."""
+    out = dict(checks)
+    for prefix, (path, cmd) in OPTIONAL_RUNS.items():
+        for c in (files.read_json(os.path.join(top, path)) or {}).get("checks", []):
+            if c.get("id", "").startswith(prefix + ".") and c["id"] not in out:
+                out[c["id"]] = dict(c, run=cmd)
+    return out
+
+
 def tangled_hashes(top):
     return files.tree_hashes(os.path.join(top, "tangled"), top)
 
@@ -324,6 +348,8 @@ def full_run(report):
 
 def requirements(conf, book, report, top=None):
     checks = {c["id"]: c for c in (report or {}).get("checks", [])}
+    if top:
+        checks = optional_checks(top, checks)
     out = []
     srcs = [os.path.join(top, s) for s in conf.sources] if top else conf.sources
     for r in reqsmod.read(srcs):

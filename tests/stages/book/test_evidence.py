@@ -73,6 +73,31 @@ class MatrixTest(unittest.TestCase):
         c = book_check.evidence_check(rep, traces("kunit.s.a; guest.x", rep))
         self.assertEqual(c.status, "pass", c.reason)
 
+    def test_optional_run_is_not_asked_of_make_check(self):
+        # make check does not make the modules kernel: a check of make
+        # modules-check, named with its prefix, is "not run" without failing
+        # the full run's evidence; unprefixed it would fail it.
+        rep = {"checks": list(CHECKS.values()), "full_run": {"by": "make check"}}
+        c = book_check.evidence_check(rep, traces("kunit.s.a; modules.guest.m", rep))
+        self.assertEqual(c.status, "pass", c.reason)
+        c = book_check.evidence_check(rep, traces("kunit.s.a; guest.m", rep))
+        self.assertEqual(c.status, "fail")
+        self.assertIn("guest.m (req-demo): not in the report", c.reason)
+
+    def test_optional_run_report_is_read(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        self.assertEqual(booktrace.optional_checks(tmp, {}), {})
+        os.makedirs(os.path.join(tmp, "build/modules-check"))
+        with open(os.path.join(tmp, "build/modules-check/report.json"), "w") as f:
+            f.write('{"checks": [{"id": "modules.guest.m", "status": "fail"},'
+                    ' {"id": "guest.other", "status": "pass"}]}')
+        got = booktrace.optional_checks(tmp, {"kunit.s.a": CHECKS["kunit.s.a"]})
+        self.assertEqual(sorted(got), ["kunit.s.a", "modules.guest.m"])
+        self.assertEqual(got["modules.guest.m"]["run"], "make modules-check")
+        t = booktrace.lookup("modules.guest.m", got)
+        self.assertEqual(t.status, "fail")
+
 
 class ClauseTest(unittest.TestCase):
     def test_clause_forms(self):
