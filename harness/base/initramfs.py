@@ -10,26 +10,34 @@ uid 0, gid 0 and mtime 0: the same inputs give the same bytes.
 
 import os
 import subprocess
+import threading
 
 from . import config, files
 
 DIRS = ("dev", "proc", "sys", "tmp", "data")
 
 
-def tool(src):
-    """build/guest/gen_init_cpio, compiled from src/usr/gen_init_cpio.c
-    when missing or when the source changed."""
+def tool(src, out=None):
+    """build/guest/gen_init_cpio (or out), compiled from
+    src/usr/gen_init_cpio.c when missing or when the source changed.  The
+    compiler writes a file of its own, renamed into place when complete:
+    boots side by side may compile it at once, and one of them must never
+    run the file while another's linker writes it ("Text file busy")."""
     c = os.path.join(src, "usr/gen_init_cpio.c")
-    out = config.build("guest", "gen_init_cpio")
+    out = out or config.build("guest", "gen_init_cpio")
     digest = files.sha256_file(c)
     stamp = out + ".sha256"
     if os.path.exists(out) and (files.read_text(stamp) or "").strip() == digest:
         return out
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    r = subprocess.run(["gcc", "-O2", "-o", out, c], capture_output=True, text=True)
+    tmp = f"{out}.{os.getpid()}.{threading.get_ident()}.tmp"
+    r = subprocess.run(["gcc", "-O2", "-o", tmp, c], capture_output=True, text=True)
     if r.returncode != 0:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
         config.die("initramfs", f"{c} does not compile: "
                    f"{(r.stderr.strip().splitlines() or ['?'])[0]}")
+    os.replace(tmp, out)
     files.write_text(stamp, digest + "\n")
     return out
 

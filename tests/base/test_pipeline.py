@@ -10,12 +10,14 @@
   mission's rule is that kernel artefacts go only to QEMU.
 """
 
+import concurrent.futures
 import os
 import re
 import shutil
 import subprocess
 import tempfile
 import unittest
+from unittest import mock
 
 from harness.base import config, guest, initramfs, kcache
 
@@ -99,6 +101,32 @@ class InitramfsTest(unittest.TestCase):
         names = r.stdout.split()
         for want in ("init", "dev/console", "data/cavs/v.rsp", "proc", "sys"):
             self.assertIn(want, names)
+
+    def test_tool_is_never_written_in_place(self):
+        # make conform --only drbg,fips-drbg on a fresh tree: two boots
+        # compiled gen_init_cpio at once and one ran it while the other's
+        # linker wrote it (OSError: Text file busy).  The compiler must write
+        # a file of its own; side by side, every caller gets a whole tool.
+        d = tempfile.mkdtemp(prefix="cpiotool-")
+        self.addCleanup(shutil.rmtree, d, True)
+        out = os.path.join(d, "guest", "gen_init_cpio")
+        real = subprocess.run
+        targets = []
+
+        def spy(cmd, *a, **k):
+            if cmd and cmd[0] == "gcc":
+                targets.append(cmd[cmd.index("-o") + 1])
+            return real(cmd, *a, **k)
+        with mock.patch.object(initramfs.subprocess, "run", spy):
+            with concurrent.futures.ThreadPoolExecutor(4) as ex:
+                got = list(ex.map(lambda _: initramfs.tool(self.src, out), range(4)))
+        self.assertEqual(set(got), {out})
+        self.assertTrue(targets)
+        self.assertNotIn(out, targets)
+        self.assertEqual(sorted(os.listdir(os.path.dirname(out))),
+                         ["gen_init_cpio", "gen_init_cpio.sha256"])
+        r = subprocess.run([out, "-t", "0", os.devnull], capture_output=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 class NoHostKernelLoadingTest(unittest.TestCase):
