@@ -279,13 +279,24 @@ class Generator:
         if fn.ret is None or name_tok.line not in self.added:
             return
         body = [k for k in starts if not clex.is_declaration(self.toks, k)]
-        if fn.ret == "void" and not body:
+        if fn.ret == "void" and not body or self.returns_at_once(fn, body):
             return
         at = self.toks[body[0]].start if body else self.toks[fn.close].start
         self.add("ret", self.pairs[fn.open - 1] - 1, "",
                  f"`{fn.name}()` returns at once (`{RET[fn.ret]}`)",
                  [(at, at, f"{{ if (__mut(N)) {RET[fn.ret]} }} ", "")], func=fn.name)
 
+
+    def returns_at_once(self, fn, body):
+        """The function's whole body is already the early return the "ret"
+        operator would insert (a stub such as `return NULL;`): that mutant
+        would be the series itself, not a mutant."""
+        if len(body) != 1:
+            return False
+        end = statement_end(self.toks, self.pairs, body[0], fn.close)
+        return end is not None and \
+            " ".join(t.text for t in self.toks[body[0]:end + 1]) == \
+            " ".join(RET[fn.ret].replace(";", " ;").split())
 
 
 def generate(part, path, pristine, final):

@@ -103,6 +103,17 @@ class OperatorTest(unittest.TestCase):
         self.assertTrue(FINAL[s:].startswith("if (len + 1"))
         self.assertEqual(before, "{ if (__mut(N)) return 0; } ")
 
+    def test_no_return_early_mutant_of_a_stub(self):
+        # make mutants on drbg.c: the production stubs (`return NULL;`,
+        # `return false;`, an empty void body) each got a "returns at once"
+        # mutant identical to the series, which survived every boot.
+        stubs = FINAL + ("\nstatic inline bool s1(int a)\n{\n\treturn false;\n}\n"
+                         "\nstatic void *s2(int a)\n{\n\treturn NULL;\n}\n"
+                         "\nstatic void s3(int a)\n{\n}\n"
+                         "\nstatic int s4(int a)\n{\n\treturn 1;\n}\n")
+        got = {m["func"] for m in by(gen(stubs), "ret")}
+        self.assertEqual(got, {"added", "s4"})
+
     def test_ids_stable_and_unique(self):
         ids = [m["id"] for m in self.muts]
         self.assertEqual(len(ids), len(set(ids)))
