@@ -286,7 +286,6 @@ class Generator:
                  f"`{fn.name}()` returns at once (`{RET[fn.ret]}`)",
                  [(at, at, f"{{ if (__mut(N)) {RET[fn.ret]} }} ", "")], func=fn.name)
 
-
     def returns_at_once(self, fn, body):
         """The function's whole body is already the early return the "ret"
         operator would insert (a stub such as `return NULL;`): that mutant
