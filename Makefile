@@ -32,10 +32,12 @@ export ACCEL BOOTS
 # vectors/cavs:vectors/extra); make conform VECTORS=DIR runs DIR's files.
 VECTORS ?=
 export VECTORS
-# make mutants: MUTANTS=drbg,random,jitter (parts), MUTANT_IDS=id,... (a subset)
+# make mutants: MUTANTS=drbg,random,jitter (parts), MUTANT_IDS=id,... (a subset),
+# MUTANTS_VARIANT=debug|modules (a stronger kernel for the test kernel's survivors)
 MUTANTS ?=
 MUTANT_IDS ?=
-export MUTANTS MUTANT_IDS
+MUTANTS_VARIANT ?=
+export MUTANTS MUTANT_IDS MUTANTS_VARIANT
 
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \

@@ -27,6 +27,9 @@ BOOK = config.top("chapters/31-drbg-testing.nw")
 KILLS = ("killed", "timeout")
 NOT_COUNTED = ("build-failed", "equivalent", "not-run")
 STATUSES = KILLS + ("survived",) + NOT_COUNTED
+# The kernels that judge the test kernel's survivors again (make mutants
+# MUTANTS_VARIANT=...): their kills add to the part's run.
+STRONGER = ("debug", "modules")
 
 
 def equivalents(path=BOOK):
@@ -103,13 +106,13 @@ def per_file(results, added):
 def merge(previous, part, run):
     """series.json after the run of one part: the other parts' last runs
     are kept as they were.  A run of mutants chosen by id (after a test
-    was added), or on the debug kernel (of the test kernel's survivors),
-    does not replace the part's run but updates its verdicts: by id, each
-    verdict replaces the old one; on the debug kernel, a survivor it kills
-    is killed, by the debug boot named.  Such runs are kept in the part's
-    "reruns"."""
+    was added), or on a stronger kernel (debug or modules, of the test
+    kernel's survivors), does not replace the part's run but updates its
+    verdicts: by id, each verdict replaces the old one; on a stronger
+    kernel, a survivor it kills is killed, by the boot named, and the
+    verdict names the kernel.  Such runs are kept in the part's "reruns"."""
     parts = dict((previous or {}).get("parts", {}))
-    debug = run.get("variant") == "debug"
+    debug = run.get("variant") in STRONGER
     by_id_run = str(run.get("scope", "")).endswith("chosen by id")
     if part not in parts or not (debug or by_id_run):
         parts[part] = run
@@ -121,7 +124,7 @@ def merge(previous, part, run):
         d = by_id.get(r["id"])
         if d and debug and r["status"] == "survived" and d["status"] in KILLS:
             r = dict(r, status=d["status"], boot=d["boot"], failed=d["failed"],
-                     kernel="debug")
+                     kernel=run["variant"], rerun=run.get("started"))
         elif d and not debug:
             r = dict(d, rerun=run["started"])
         results.append(r)

@@ -48,10 +48,22 @@ BOOTS = {
 # slower boots, for survivors of the test kernel's.
 DEBUG_BOOTS = {"drbg": ["debug-drbg"], "random": ["debug-main", "debug-drbg"],
                "jitter": ["debug-jitter", "debug-drbg"]}
+# --variant modules (debug options too): the DRBG and the Jitter RNG built
+# as modules, removed and loaded again with reseeds in flight; the judge of
+# a mutant in their teardown.  random.c is built in on every kernel: no boot.
+MODULES_BOOTS = {"drbg": ["modules"], "jitter": ["modules"], "random": []}
 
 
 def boots_of(part, variant):
-    return (DEBUG_BOOTS if variant == "debug" else BOOTS)[part]
+    return {"debug": DEBUG_BOOTS, "modules": MODULES_BOOTS}.get(variant, BOOTS)[part]
+
+
+def schema_holds(variant):
+    """Whether one build can hold many mutants.  The selector is a
+    core_param, read from the kernel's command line by built-in code; a
+    module loaded by /init does not see it, so on the modules kernel each
+    mutant is a build of its own, N fixed at compile time."""
+    return variant != "modules"
 OBJ = {p: p[:-2] + ".o" for ps in kmutants.PARTS.values() for p in ps}
 
 
@@ -307,6 +319,18 @@ def run_alone(part, args, src, comp, m, init, timeouts):
         return not_run(m, args.stop, "alone")
 
 
+def baseline_alone(part, args, src, texts, init):
+    """The baseline when no schema build ran: the part's files as the
+    series makes them, built and booted; the boots' timeouts."""
+    for p in kmutants.PARTS[part]:
+        with open(os.path.join(src, p), "w") as f:
+            f.write(texts[p][1])
+    b = kbuild.build(args.variant)
+    booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
+    booter.baseline()
+    return booter.timeouts
+
+
 def build_dir(variant):
     version, _ = kcache.ensure_pristine()
     return os.path.join(kcache.tree_dir(version), f"build-{variant}")
@@ -343,14 +367,19 @@ def judge_part(part, args, texts, sel):
     init = guest.build()
     try:
         comp = Compiler(src, build_dir(args.variant), part, texts)
-        held, dropped = fit_schema(comp, sel)
-        say(f"schema {part}: {len(held)} mutant(s) in one build, {len(dropped)} "
-            "need builds of their own")
-        kept = comp.compiled(held)
-        for m in held:
-            m["compiled"] = m["n"] in kept
-        say(f"schema {part}: {sum(not m['compiled'] for m in held)} mutant(s) in code "
-            "the test kernel does not compile (#if): they can only survive")
+        if schema_holds(args.variant):
+            held, dropped = fit_schema(comp, sel)
+            say(f"schema {part}: {len(held)} mutant(s) in one build, {len(dropped)} "
+                "need builds of their own")
+            kept = comp.compiled(held)
+            for m in held:
+                m["compiled"] = m["n"] in kept
+            say(f"schema {part}: {sum(not m['compiled'] for m in held)} mutant(s) in "
+                "code the test kernel does not compile (#if): they can only survive")
+        else:
+            held, dropped = [], list(sel)
+            say(f"{part} is built as modules on the {args.variant} kernel: each of "
+                f"the {len(dropped)} mutant(s) is a build of its own")
         results = [r for r in (alone_compiles(comp, m) for m in dropped) if r]
         failed = {r["id"] for r in results}
         say(f"schema {part}: {len(failed)} of {len(dropped)} do not compile alone "
@@ -360,6 +389,8 @@ def judge_part(part, args, texts, sel):
             write_schemata(src, part, texts, held)
             rs, timeouts = run_schema(part, args, src, held, init)
             results += rs
+        elif len(failed) < len(dropped):
+            timeouts = baseline_alone(part, args, src, texts, init)
         for m in dropped:
             if m["id"] not in failed:
                 results.append(run_alone(part, args, src, comp, m, init, timeouts))
@@ -423,6 +454,11 @@ def run(args):
     if unknown:
         config.die("mutants", f"no part {', '.join(unknown)} (known: "
                    f"{', '.join(kmutants.PARTS)})")
+    bootless = [p for p in parts if not boots_of(p, args.variant)]
+    if bootless:
+        config.die("mutants", f"no boot of the {args.variant} kernel runs the code of "
+                   f"{', '.join(bootless)} (built in on every kernel): run it on the "
+                   "test or debug kernel")
     if args.settle:
         path = os.path.join(report.OUT, "series.json")
         series = files.read_json(path)
@@ -467,9 +503,12 @@ def register(sub):
                         "are reported as not run); 0: no limit")
     p.add_argument("--no-alone", action="store_true",
                    help="do not build the mutants the schema cannot hold")
-    p.add_argument("--variant", default="test", choices=["test", "debug"],
-                   help="the kernel: test, or debug (its slower boots: KASAN, "
-                        "lockdep, PROVE_RCU, kmemleak) for the test kernel's survivors")
+    p.add_argument("--variant", default=os.environ.get("MUTANTS_VARIANT") or "test",
+                   choices=["test", "debug", "modules"],
+                   help="the kernel: test, debug (its slower boots: KASAN, lockdep, "
+                        "PROVE_RCU, kmemleak) or modules (the DRBG and the Jitter RNG "
+                        "removed and loaded again; a build per mutant), for the test "
+                        "kernel's survivors")
     p.add_argument("--accel", default=os.environ.get("ACCEL") or "tcg",
                    choices=["tcg", "kvm"])
     p.set_defaults(func=run)

@@ -154,6 +154,82 @@ class SelectTest(unittest.TestCase):
         self.assertEqual(runner.select(muts, args), (muts, "all"))
 
 
+class ModulesVariantTest(unittest.TestCase):
+    """The modules kernel: the DRBG and the Jitter RNG are modules, which
+    do not see the boot parameter mutant=, so no schema is built: every
+    mutant is compiled and booted alone, after a baseline of the series."""
+
+    def test_boots_and_schema(self):
+        self.assertEqual(runner.boots_of("drbg", "modules"), ["modules"])
+        self.assertEqual(runner.boots_of("jitter", "modules"), ["modules"])
+        self.assertEqual(runner.boots_of("drbg", "debug"), ["debug-drbg"])
+        self.assertEqual(runner.boots_of("drbg", "test"), runner.BOOTS["drbg"])
+        self.assertFalse(runner.schema_holds("modules"))
+        self.assertTrue(runner.schema_holds("test") and runner.schema_holds("debug"))
+
+    def test_built_in_part_has_no_boot(self):
+        args = types.SimpleNamespace(part="random", variant="modules", settle=False)
+        with self.assertRaises(SystemExit) as e:
+            runner.run(args)
+        self.assertIn("no boot of the modules kernel runs the code of random",
+                      str(e.exception))
+
+    def test_the_environment_chooses_the_kernel(self):
+        import argparse
+        ap = argparse.ArgumentParser()
+        sub = ap.add_subparsers()
+        with mock.patch.dict(os.environ, {"MUTANTS_VARIANT": "modules"}):
+            runner.register(sub)
+        self.assertEqual(ap.parse_args(["mutants"]).variant, "modules")
+
+    def test_every_mutant_alone_after_a_baseline(self):
+        src = tempfile.mkdtemp()
+        os.makedirs(os.path.join(src, "crypto"))
+        with open(os.path.join(src, "crypto/drbg.c"), "w") as f:
+            f.write("series\n")
+        texts = {"crypto/drbg.c": ("pristine\n", "series\n")}
+        attempts, builds = [], []
+
+        class Comp:
+            def __init__(self, *a):
+                pass
+
+            def attempt(self, muts, const=None):
+                attempts.append(([m["n"] for m in muts], const))
+                with open(os.path.join(src, "crypto/drbg.c"), "w") as f:
+                    f.write(f"mutant {const}\n")
+                return const != 2, set(), "x.c:1:1: error: no"
+
+        def build(variant):
+            with open(os.path.join(src, "crypto/drbg.c")) as f:
+                builds.append((variant, f.read().strip()))
+            return "/b"
+        fake = FakeBoots(fails={1: ("modules",)})
+        args = types.SimpleNamespace(variant="modules", accel="tcg", no_alone=False,
+                                     stop=None, minutes=0, t0=0)
+        with mock.patch.object(runner.kcache, "apply_series", return_value=src), \
+                mock.patch.object(runner.kbuild, "build", build), \
+                mock.patch.object(runner.guest, "build", return_value="init"), \
+                mock.patch.object(runner, "build_dir", return_value="/b"), \
+                mock.patch.object(runner, "Compiler", Comp), \
+                mock.patch.object(runner, "fit_schema", side_effect=AssertionError), \
+                mock.patch.object(runner, "restore"), \
+                mock.patch.object(runner.conform, "run_boot", fake):
+            results, timeouts = runner.judge_part("drbg", args, texts,
+                                                  [mutant(1), mutant(2), mutant(3)])
+        got = {r["n"]: (r["status"], r["build"]) for r in results}
+        self.assertEqual(got, {1: ("killed", "alone"), 2: ("build-failed", "alone"),
+                               3: ("survived", "alone")})
+        # the series itself built and booted first (the baseline), then
+        # each mutant that compiles in a build of its own, N fixed
+        self.assertEqual(builds, [("modules", "series"), ("modules", "series"),
+                                  ("modules", "mutant 1"), ("modules", "mutant 3")])
+        self.assertEqual([s[:2] for s in fake.seen],
+                         [("modules", 0), ("modules", 1), ("modules", 3)])
+        self.assertEqual(set(timeouts), {"modules"})
+        self.assertTrue(all(c is not None for _, c in attempts))
+
+
 TABLE = """Prose.
 
 <!-- equivalent-mutants -->
@@ -239,6 +315,21 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(new["files"]["crypto/drbg.c"]["killed"], 2)
         self.assertEqual(new["files"]["crypto/drbg.c"]["added_lines"], 40)
         self.assertEqual(len(new["reruns"]), 1)
+
+    def test_modules_run_kills_survivors_of_the_part(self):
+        rs = self.results()
+        base = {"results": rs, "files": report.per_file(rs, {"crypto/drbg.c": 40}),
+                "variant": "test"}
+        mods = {"variant": "modules", "started": "t3", "scope": "1 chosen by id",
+                "results": [dict(mutant(5), status="timeout", boot="modules",
+                                 failed=[])], "files": {}}
+        new = report.merge({"parts": {"drbg": base}}, "drbg", mods)["parts"]["drbg"]
+        got = {r["n"]: (r["status"], r.get("kernel"), r.get("rerun"))
+               for r in new["results"]}
+        self.assertEqual(got[5], ("timeout", "modules", "t3"))
+        self.assertEqual(got[1], ("survived", None, None))
+        self.assertEqual(new["files"]["crypto/drbg.c"]["timeout"], 2)
+        self.assertEqual(new["reruns"][0]["variant"], "modules")
 
     def test_rerun_by_id_updates_verdicts(self):
         rs = self.results()
