@@ -40,6 +40,14 @@ def _table(rows):
     return out + [""]
 
 
+def _killed_by(results, rerun):
+    """The mutants whose kill the rerun gave (a rerun's verdicts carry
+    its start time: kmutants_report.merge)."""
+    return [r for r in results if r.get("rerun") == rerun.get("started")
+            and r.get("id") in rerun.get("ids", [])
+            and r.get("status") in ("killed", "timeout")]
+
+
 def part_md(part, run, esc, code, notes):
     out = [f"### {part} {{- #hardening-mutants-{part}}}", "",
            f"Run started {esc(run.get('started', '?'))}: {run.get('selected')} of "
@@ -54,11 +62,14 @@ def part_md(part, run, esc, code, notes):
                      f.get("equivalent", 0), f.get("build-failed", 0),
                      f.get("not-run", 0), _pct(f.get("kill_rate"))])
     out += _table(rows)
+    res = run.get("results", [])
     for r in run.get("reruns", []):
+        killed = _killed_by(res, r)
         out += [f"Judged again ({esc(r.get('started', '?'))}, on the "
                 f"{esc(r.get('variant', 'test'))} kernel, {r.get('wall_s')} s): "
-                + ", ".join(code(i) for i in r.get("ids", [])) + ".", ""]
-    res = run.get("results", [])
+                + ", ".join(code(i) for i in r.get("ids", [])) + "; killed there: "
+                + (", ".join(f"{code(k['id'])} (by {code(k.get('boot') or '?')})"
+                             for k in killed) or "none") + ".", ""]
     booted = [r for r in res if r.get("status") in ("killed", "timeout", "survived",
                                                    "equivalent")]
     if booted:

@@ -60,7 +60,22 @@ class MutationSectionTest(unittest.TestCase):
                                  "ids": ["drbg:f:cmp:abcdef"]}])
         md, _ = self.render({"schema": 1, "parts": {"drbg": run}})
         self.assertIn("Judged again (t2, on the test kernel, 300 s): "
-                      "`drbg:f:cmp:abcdef`.", md)
+                      "`drbg:f:cmp:abcdef`; killed there: none.", md)
+
+    def test_rerun_names_its_kills(self):
+        res = [dict(RUN["results"][0], status="killed", boot="modules", rerun="t3",
+                    kernel="modules"),
+               dict(RUN["results"][1], rerun="t2")]
+        run = dict(RUN, results=res, reruns=[
+            {"started": "t2", "variant": "debug", "wall_s": 300,
+             "ids": ["drbg:f:call:123456"]},
+            {"started": "t3", "variant": "modules", "wall_s": 90,
+             "ids": ["drbg:f:cmp:abcdef"]}])
+        md, _ = self.render({"schema": 1, "parts": {"drbg": run}})
+        self.assertIn("(t2, on the debug kernel, 300 s): `drbg:f:call:123456`; "
+                      "killed there: `drbg:f:call:123456` (by `?`).", md)
+        self.assertIn("(t3, on the modules kernel, 90 s): `drbg:f:cmp:abcdef`; "
+                      "killed there: `drbg:f:cmp:abcdef` (by `modules`).", md)
 
     def test_stale_row_is_noted(self):
         run = dict(RUN, results=[], stale_equivalents=["drbg:f:ret:000000"])
