@@ -33,16 +33,20 @@ export ACCEL BOOTS
 VECTORS ?=
 export VECTORS
 # make mutants: MUTANTS=drbg,random,jitter (parts), MUTANT_IDS=id,... (a subset),
-# MUTANTS_VARIANT=debug|modules (a stronger kernel for the test kernel's survivors)
+# MUTANTS_VARIANT=debug|modules (a stronger kernel for the test kernel's survivors),
+# MUTANTS_MINUTES=N (stop judging after N minutes), MUTANTS_RESUME=1 (judge
+# only what the record has not judged: a part run over several sittings)
 MUTANTS ?=
 MUTANT_IDS ?=
 MUTANTS_VARIANT ?=
-export MUTANTS MUTANT_IDS MUTANTS_VARIANT
+MUTANTS_MINUTES ?=
+MUTANTS_RESUME ?=
+export MUTANTS MUTANT_IDS MUTANTS_VARIANT MUTANTS_MINUTES MUTANTS_RESUME
 
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
 	kernel-debug conform-debug teeth mutants mutants-harness bisect modules-check i386check \
-	examples assess entropy-kat entropy acvp-registration acvp stress
+	examples assess entropy-kat entropy acvp-registration acvp stress evidence
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -134,6 +138,13 @@ stress: kernel-debug
 # MUTANT_IDS=id,... a subset; results in build/mutants/series.{json,md}.
 mutants: kernel
 	@$(H) mutants
+
+# The reports of make stress, make conform ARCH=i386 and make mutants kept
+# in evidence/ (committed), each only if made on this tree's inputs
+# (harness/base/evidence.py); the book reads build/ first, then evidence/.
+EVIDENCE ?=
+evidence: deps
+	@$(H) evidence $(if $(EVIDENCE),--only "$(EVIDENCE)")
 
 # ACVP (chapter "ACVP"): the registration derived from the patched kernel
 # (build/acvp/registration.json), and the vector sets under ACVP=DIR

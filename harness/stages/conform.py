@@ -17,7 +17,7 @@ import time
 import traceback
 
 from ..base import conf as confmod
-from ..base import config, files, guest, initramfs, kbuild, kcache, proc, qemu, records
+from ..base import config, evidence, files, guest, initramfs, kbuild, kcache, proc, qemu, records
 from ..base import reqs as reqsmod
 from ..base.checks import Check, validate
 from ..base.report import new_id, write_all
@@ -289,6 +289,7 @@ def report(args, started, t0, boots, checks, **facts):
                     "cpu_model": proc.cpu_model(), "python": platform.python_version()},
            "packages": {p: proc.dpkg_version(p) for p in PACKAGES},
            "tangled": files.tree_hashes(config.top("tangled"), config.TOP),
+           "inputs": facts.pop("inputs", None) or evidence.digests(),
            "boots": boots, "checks": checks}
     rep.update(facts)
     os.makedirs(args.out, exist_ok=True)
@@ -331,6 +332,7 @@ def after_boots(results, args, variants, version, conf, started):
 def conform(args):
     t0 = time.time()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    digests = evidence.digests()
     conf = confmod.load()
     version, src = kcache.ensure_pristine(conf=conf)
     variants = [v for v in args.variants.split(",") if v]
@@ -341,13 +343,13 @@ def conform(args):
             config.warn("conform", p)
         say(f"{len(problems)} problem(s) with what this run was asked to do: "
             "no guest booted")
-        return report(args, started, t0, [], input_checks)
+        return report(args, started, t0, [], input_checks, inputs=digests)
     imgs = images(version, variants)
     inits = {a: guest.build(arch=a) for a in {kbuild.arch_of(v) for v in variants}}
     results = boot_all(plan, args, imgs, inits, src, meta)
     checks, facts = after_boots(results, args, variants, version, conf, started)
     return report(args, started, t0, [info for info, _ in results],
-                  checks + input_checks[-1:], **facts)
+                  checks + input_checks[-1:], inputs=digests, **facts)
 
 
 def add_arguments(p):

@@ -29,7 +29,7 @@ import signal
 import subprocess
 import time
 
-from ..base import config, files, guest, kbuild, kcache, qemu
+from ..base import config, evidence, files, guest, kbuild, kcache, qemu
 from . import conform, kmutants
 from . import kmutants_report as report
 from . import kmutants_schema as schema
@@ -344,8 +344,18 @@ def restore(src, part, variant):
     kbuild.build(variant)
 
 
-def select(muts, args):
-    """The mutants this run judges, and how they were chosen."""
+def select(muts, args, part=None):
+    """The mutants this run judges, and how they were chosen.  --resume:
+    those the part's record has not judged (not run, or new), as a run by
+    id that updates the record; with no record of the part, all."""
+    if getattr(args, "resume", False):
+        series = files.read_json(os.path.join(report.OUT, "series.json")) or {}
+        run = series.get("parts", {}).get(part)
+        if not run:
+            return muts, "all"
+        done = {r["id"] for r in run["results"] if r["status"] != "not-run"}
+        chosen = [m for m in muts if m["id"] not in done]
+        return chosen, f"{len(chosen)} not yet judged, chosen by id"
     if args.only:
         want = set(args.only.split(","))
         chosen = [m for m in muts if m["id"] in want]
@@ -403,8 +413,9 @@ def judge_part(part, args, texts, sel):
 def run_part(part, args, texts):
     t0 = time.time()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    inputs = evidence.digests()
     muts, added = kmutants.part_mutants(part, texts)
-    sel, scope = select(muts, args)
+    sel, scope = select(muts, args, part)
     if not sel:
         say(f"{part}: no mutant selected")
         return None
@@ -414,7 +425,7 @@ def run_part(part, args, texts):
     stale = report.settle(results, report.equivalents())
     run = {"started": started, "wall_s": round(time.time() - t0), "generated": len(muts),
            "selected": len(sel), "scope": scope, "boots": boots_of(part, args.variant),
-           "variant": args.variant,
+           "variant": args.variant, "inputs": inputs,
            "timeouts": timeouts, "accel": args.accel,
            "files": report.per_file(results, added), "results": results,
            "stale_equivalents": stale}
@@ -442,6 +453,25 @@ def list_mutants(parts, texts):
     print(f"total: {total} mutants")
 
 
+def adopt_evidence():
+    """With no build/mutants/series.json, start from the recorded one
+    (evidence/mutants.json) if it was made on this tree's inputs: a run of
+    hours goes on over several machines (--resume)."""
+    path = os.path.join(report.OUT, "series.json")
+    if os.path.exists(path):
+        return
+    rep, prov = evidence.load("mutants")
+    if not rep:
+        return
+    if not prov["current"]:
+        say(f"{prov['path']} was made on other inputs than this tree's: not adopted, "
+            "this run starts afresh")
+        return
+    report.write(rep)
+    say(f"{prov['path']} (recorded {prov.get('recorded', '?')}) adopted as "
+        f"{config.display(path)}: its verdicts stand for this tree")
+
+
 def interrupted(signum, frame):
     raise KeyboardInterrupt
 
@@ -467,6 +497,8 @@ def run(args):
         report.write(report.resettle(series, report.equivalents()))
         say(f"{config.display(path)}: the table of equivalent mutants read again")
         return 0
+    if not args.list:
+        adopt_evidence()
     _, src = kcache.ensure_pristine()
     paths = [p for part in parts for p in kmutants.PARTS[part]]
     texts = kmutants.final_texts(src, paths, config.top("tangled/patches"))
@@ -495,6 +527,11 @@ def register(sub):
                    help="comma-separated parts: drbg, random, jitter (default all)")
     p.add_argument("--only", default=os.environ.get("MUTANT_IDS", ""),
                    help="comma-separated mutant ids")
+    p.add_argument("--resume", action="store_true",
+                   default=bool(os.environ.get("MUTANTS_RESUME")),
+                   help="judge only the mutants the part's record has not judged yet "
+                        "(after a run cut short by --minutes, or on another machine "
+                        "from evidence/mutants.json)")
     p.add_argument("--first", type=int, default=int(os.environ.get("MUTANTS_FIRST") or 0),
                    help="only the first N mutants of each part, in file order")
     p.add_argument("--minutes", type=float,

@@ -20,7 +20,7 @@ import os
 import time
 
 from ..base import conf as confmod
-from ..base import config, files, guest, kcache
+from ..base import config, evidence, files, guest, kcache
 from ..base.checks import Check
 from ..base.report import write_all
 from ..judges import stress as judge
@@ -101,6 +101,7 @@ def stress(args):
         return rejudge(args)
     t0 = time.time()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    inputs = evidence.digests()
     fig = figures_of(args)
     boots = stress_plan(fig, [n for n in args.only.split(",") if n])
     conf = confmod.load()
@@ -119,7 +120,7 @@ def stress(args):
     say(f"calls made {summary['calls']}, race life cycles {summary['race_cycles']}, "
         f"kernel-log reports {summary['kernel_log_reports']}, unexplained kmemleak "
         f"reports {summary['kmemleak_unexplained']}")
-    return conform.report(args, started, t0, infos, checks, stress=summary,
+    return conform.report(args, started, t0, infos, checks, stress=summary, inputs=inputs,
                           kernel=conform.kernel_facts(version, conf, build))
 
 

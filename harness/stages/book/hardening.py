@@ -17,9 +17,8 @@ warning) is given only when a report shows a failure.
 """
 
 import collections
-import os
 
-from ...base import files
+from ...base import evidence
 from . import mutation, stress
 from .md import small_table, when
 
@@ -78,7 +77,39 @@ def faults_md(rep, esc, code, notes):
     return out
 
 
-def i386_md(rep, esc, code, notes):
+def provenance_md(name, prov, esc, code, notes):
+    """Where a long run's report came from (base/evidence.py): this tree's
+    build/, or evidence/ as recorded; and whether it was made on this
+    tree's inputs."""
+    if prov is None:
+        return []
+    rec = evidence.RECORDS[name]
+    if prov["source"] == "build":
+        line = f"This tree's own run ({code(prov['path'])})"
+    else:
+        line = (f"The recorded run {code(prov['path'])} (kept by `make evidence` on "
+                f"{when(prov.get('recorded'))}, at commit "
+                f"{code((prov.get('commit') or '?')[:12])}"
+                + ("" if prov.get("inputs_committed", True) else
+                   ", with uncommitted changes to its inputs") + ")")
+    if prov["current"]:
+        line += (": made on this tree's inputs (" + ", ".join(code(i) for i in rec["inputs"])
+                 + " have the digest the run recorded).")
+    else:
+        notes.append(f"hardening: the {name} report was not made on this tree's inputs")
+        line += (": **not made on this tree's inputs** (" + ", ".join(
+            code(i) for i in rec["inputs"]) + " differ from the run's, or it recorded "
+                 f"none): its figures are of an earlier version; `{esc(rec['make'])}` "
+                 "and `make evidence` bring them up to date.")
+    return [line, ""]
+
+
+def _with(section, prov_lines):
+    """A section's lines with the provenance after its heading."""
+    return section[:2] + prov_lines + section[2:]
+
+
+def i386_md(rep, esc, code, notes, path=I386):
     out = ["## On a 32-bit machine {- #hardening-i386}", "",
            "The 2015 code took care over 64-bit arithmetic on 32-bit machines "
            "(the Jitter RNG's time stamps and deltas are 64-bit; the DRBG's "
@@ -91,7 +122,7 @@ def i386_md(rep, esc, code, notes):
                       f"**Not run for this book.** There is no {code(I386)}: "
                       f"`make conform ARCH=i386` writes it (a kernel build of its "
                       f"own; not part of `make check`).", ":::", ""]
-    out += [_run_line(rep, I386, code), ""]
+    out += [_run_line(rep, path, code), ""]
     count = collections.defaultdict(collections.Counter)
     bad = []
     for c in rep.get("checks", []):
@@ -136,9 +167,13 @@ def render(ctx):
                 ":::", ""]
     else:
         out += faults_md(main, esc, code, notes)
-    out += stress.stress_md(files.read_json(os.path.join(top, stress.REPORT)), esc, code,
-                            notes)
-    out += i386_md(files.read_json(os.path.join(top, I386)), esc, code, notes)
-    out += mutation.section(files.read_json(os.path.join(top, mutation.PATH)), esc, code,
-                            notes)
+    rep, prov = evidence.load("stress", top)
+    out += _with(stress.stress_md(rep, esc, code, notes, (prov or {}).get("path")),
+                 provenance_md("stress", prov, esc, code, notes))
+    rep, prov = evidence.load("i386", top)
+    out += _with(i386_md(rep, esc, code, notes, (prov or {}).get("path") or I386),
+                 provenance_md("i386", prov, esc, code, notes))
+    rep, prov = evidence.load("mutants", top)
+    out += _with(mutation.section(rep, esc, code, notes),
+                 provenance_md("mutants", prov, esc, code, notes))
     return "\n".join(out) + "\n", notes

@@ -80,7 +80,7 @@ def _calls_lines(row, code):
     return [" ".join(out), ""]
 
 
-def stress_md(rep, esc, code, notes):
+def stress_md(rep, esc, code, notes, path=None):
     out = ["## At large figures {- #hardening-stress}", "", ABOUT, ""]
     s = (rep or {}).get("stress")
     if not s:
@@ -88,7 +88,7 @@ def stress_md(rep, esc, code, notes):
                       f"{code(REPORT)}: `make stress` writes it (the debug kernel at "
                       "large figures; not part of `make check`).", ":::", ""]
     f, t, k = s["figures"], s["targets"], rep.get("kernel") or {}
-    out += [f"From {code(REPORT)}: kernel {code(k.get('release', '?'))}, started "
+    out += [f"From {code(path or REPORT)}: kernel {code(k.get('release', '?'))}, started "
             f"{when(rep.get('started'))}, {rep.get('duration_s', '?')} s of wall time, "
             f"on {rep.get('host', {}).get('cpu_model', '?')} "
             f"({rep.get('host', {}).get('nproc', '?')} CPUs).  Asked for: "

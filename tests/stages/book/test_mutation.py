@@ -9,6 +9,7 @@ import os
 import tempfile
 import unittest
 
+from harness.base import evidence
 from harness.stages.book import hardening, mutation
 from harness.stages.book.md import code, esc
 
@@ -30,6 +31,8 @@ class MutationSectionTest(unittest.TestCase):
     def render(self, series):
         with tempfile.TemporaryDirectory() as top:
             if series is not None:
+                for run in series.get("parts", {}).values():
+                    run.setdefault("inputs", evidence.digests(top))
                 os.makedirs(os.path.join(top, "build/mutants"))
                 with open(os.path.join(top, mutation.PATH), "w") as f:
                     json.dump(series, f)

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The recorded runs (harness/base/evidence.py): a report is kept only if
+it was made on this tree's inputs, the digest moves with any input and
+with nothing else, the book says where its figures came from and whether
+they are current, and make mutants goes on from a recorded run of the
+same inputs (and only of the same inputs)."""
+
+import json
+import os
+import tempfile
+import types
+import unittest
+from unittest import mock
+
+from harness.base import config, evidence
+from harness.stages import kmutants_run as runner
+from harness.stages import kmutants_report as kreport
+from harness.stages.book import hardening
+from harness.stages.book.md import code, esc
+
+
+def write(top, rel, text):
+    path = os.path.join(top, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def tree(top):
+    write(top, "tangled/patches/0001-a.patch", "patch one\n")
+    write(top, "conformance/guest/main.c", "int main(void) { return 0; }\n")
+    write(top, "harness/judges/x.py", "X = 1\n")
+    write(top, "harness/stages/stress.py", "S = 1\n")
+
+
+def stress_report(top):
+    return {"started": "2026-12-04T17:00:00+00:00", "duration_s": 1300,
+            "inputs": evidence.digests(top), "checks": [],
+            "stress": {"figures": {"calls": 100000, "seed": 20, "seconds": 3600,
+                                   "race_rounds": 5000, "module_rounds": 1000},
+                       "targets": {"calls": 100000, "race_cycles": 10000,
+                                   "module_cycles": 1000},
+                       "boots": [], "calls": 100009, "race_cycles": 10000,
+                       "module_cycles": 2000, "fault_points": 591,
+                       "kernel_log_reports": 0, "kmemleak_unexplained": 0}}
+
+
+class DigestTest(unittest.TestCase):
+    def test_moves_with_inputs_only(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            d0 = evidence.digests(top)
+            write(top, "harness/stages/book/render.py", "not an input\n")
+            write(top, "conformance/guest/__pycache__/x.pyc", "bytes\n")
+            self.assertEqual(evidence.digests(top), d0)
+            write(top, "conformance/guest/main.c", "int main(void) { return 1; }\n")
+            d1 = evidence.digests(top)
+            self.assertTrue(all(d1[n] != d0[n] for n in evidence.RECORDS))
+            write(top, "harness/stages/stress.py", "S = 2\n")
+            d2 = evidence.digests(top)
+            self.assertNotEqual(d2["stress"], d1["stress"])
+            self.assertEqual(d2["mutants"], d1["mutants"])
+            os.remove(os.path.join(top, "tangled/patches/0001-a.patch"))
+            self.assertNotEqual(evidence.digests(top)["i386"], d2["i386"])
+
+    def test_a_renamed_input_moves_it(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            d0 = evidence.digests(top)["mutants"]
+            os.rename(os.path.join(top, "tangled/patches/0001-a.patch"),
+                      os.path.join(top, "tangled/patches/0002-a.patch"))
+            self.assertNotEqual(evidence.digests(top)["mutants"], d0)
+
+
+class RecordTest(unittest.TestCase):
+    def test_missing_report(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            with self.assertRaises(SystemExit) as e:
+                evidence.record("stress", top)
+            self.assertIn("no build/stress/report.json", str(e.exception))
+            self.assertIn("make stress", str(e.exception))
+
+    def test_report_without_digest_is_refused(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            rep = stress_report(top)
+            del rep["inputs"]
+            write(top, "build/stress/report.json", json.dumps(rep))
+            with self.assertRaises(SystemExit) as e:
+                evidence.record("stress", top)
+            self.assertIn("carries no digest", str(e.exception))
+            self.assertFalse(os.path.exists(os.path.join(top, "evidence")))
+
+    def test_report_of_other_inputs_is_refused(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            write(top, "build/stress/report.json", json.dumps(stress_report(top)))
+            write(top, "harness/judges/x.py", "X = 2\n")
+            with self.assertRaises(SystemExit) as e:
+                evidence.record("stress", top)
+            self.assertIn("other inputs", str(e.exception))
+            self.assertFalse(os.path.exists(os.path.join(top, "evidence")))
+
+    def test_recorded_and_read_back(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            rep = stress_report(top)
+            write(top, "build/stress/report.json", json.dumps(rep))
+            entry = evidence.record("stress", top)
+            self.assertEqual(entry["file"], "evidence/stress.json")
+            self.assertEqual(entry["digest"], rep["inputs"]["stress"])
+            self.assertIsNone(entry["commit"])  # not a git tree
+            man = evidence.manifest(top)
+            self.assertEqual(list(man), ["stress"])
+            os.remove(os.path.join(top, "build/stress/report.json"))
+            got, prov = evidence.load("stress", top)
+            self.assertEqual(got, rep)
+            self.assertEqual((prov["source"], prov["current"]), ("evidence", True))
+            write(top, "tangled/patches/0001-a.patch", "patch one, mended\n")
+            self.assertFalse(evidence.load("stress", top)[1]["current"])
+
+    def test_build_comes_first(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            write(top, "build/stress/report.json", json.dumps(stress_report(top)))
+            evidence.record("stress", top)
+            newer = dict(stress_report(top), duration_s=1)
+            write(top, "build/stress/report.json", json.dumps(newer))
+            rep, prov = evidence.load("stress", top)
+            self.assertEqual((rep["duration_s"], prov["source"]), (1, "build"))
+
+    def test_mutants_every_run_and_rerun_counts(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            now = evidence.digests(top)
+            series = {"parts": {"drbg": {"inputs": now, "results": [],
+                                         "reruns": [{"inputs": {"mutants": "old"}}]}}}
+            self.assertFalse(evidence.current(series, "mutants", top))
+            series["parts"]["drbg"]["reruns"][0]["inputs"] = now
+            self.assertTrue(evidence.current(series, "mutants", top))
+            self.assertFalse(evidence.current({"parts": {}}, "mutants", top))
+
+
+class BookTest(unittest.TestCase):
+    def render(self, top):
+        return hardening.render({"top": top, "report": None, "esc": esc, "code": code})
+
+    def test_the_book_names_the_recorded_run(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            write(top, "build/stress/report.json", json.dumps(stress_report(top)))
+            evidence.record("stress", top)
+            os.remove(os.path.join(top, "build/stress/report.json"))
+            md, notes = self.render(top)
+            section = md.split("#hardening-stress")[1].split("#hardening-i386")[0]
+            self.assertIn("The recorded run `evidence/stress.json`", section)
+            self.assertIn("From `evidence/stress.json`", section)
+            self.assertIn("made on this tree's inputs", section)
+            self.assertIn("100009 calls", section)
+            self.assertEqual([n for n in notes if "stress" in n], [])
+            write(top, "harness/stages/stress.py", "S = 3\n")
+            md, notes = self.render(top)
+            self.assertIn("**not made on this tree's inputs**", md)
+            self.assertIn("hardening: the stress report was not made on this tree's "
+                          "inputs", notes)
+
+
+class ResumeTest(unittest.TestCase):
+    def series(self, top, inputs):
+        res = [{"id": "drbg:f:cmp:aaaaaa", "file": "crypto/drbg.c", "line": 3, "what": "x",
+                "status": "killed"},
+               {"id": "drbg:f:cmp:bbbbbb", "file": "crypto/drbg.c", "line": 4, "what": "y",
+                "status": "not-run"}]
+        return {"schema": 1, "parts": {"drbg": {
+            "inputs": inputs, "results": res, "files": {}, "started": "s",
+            "selected": 2, "generated": 2, "scope": "all", "wall_s": 9, "boots": ["drbg"]}}}
+
+    def test_adopted_only_if_current(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            out = os.path.join(top, "build/mutants")
+            with mock.patch.object(config, "TOP", top), \
+                    mock.patch.object(kreport, "OUT", out):
+                write(top, "build/mutants/series.json",
+                      json.dumps(self.series(top, evidence.digests(top))))
+                evidence.record("mutants", top)
+                os.remove(os.path.join(out, "series.json"))
+                write(top, "harness/judges/x.py", "X = 9\n")
+                runner.adopt_evidence()
+                self.assertFalse(os.path.exists(os.path.join(out, "series.json")))
+                write(top, "harness/judges/x.py", "X = 1\n")
+                runner.adopt_evidence()
+                with open(os.path.join(out, "series.json")) as f:
+                    got = json.load(f)
+                self.assertEqual(got["parts"]["drbg"]["results"][1]["status"], "not-run")
+
+    def test_resume_selects_what_is_not_judged(self):
+        with tempfile.TemporaryDirectory() as top:
+            out = os.path.join(top, "build/mutants")
+            muts = [{"id": i, "n": n} for n, i in enumerate(
+                ["drbg:f:cmp:aaaaaa", "drbg:f:cmp:bbbbbb", "drbg:f:cmp:cccccc"], 1)]
+            args = types.SimpleNamespace(resume=True, only="", first=0)
+            with mock.patch.object(kreport, "OUT", out):
+                self.assertEqual(runner.select(muts, args, "drbg"), (muts, "all"))
+                write(top, "build/mutants/series.json", json.dumps(self.series(top, {})))
+                sel, scope = runner.select(muts, args, "drbg")
+            self.assertEqual([m["n"] for m in sel], [2, 3])
+            self.assertTrue(scope.endswith("chosen by id"))
+            run = {"started": "t", "scope": scope, "results": [
+                {"id": "drbg:f:cmp:bbbbbb", "file": "crypto/drbg.c", "status": "survived"},
+                {"id": "drbg:f:cmp:cccccc", "file": "crypto/drbg.c", "status": "killed"}]}
+            merged = kreport.merge(self.series(top, {}), "drbg", run)
+            got = {r["id"]: r["status"] for r in merged["parts"]["drbg"]["results"]}
+            self.assertEqual(got["drbg:f:cmp:bbbbbb"], "survived")
+
+
+if __name__ == "__main__":
+    unittest.main()
