@@ -5,6 +5,8 @@ with nothing else, the book says where its figures came from and whether
 they are current, and make mutants goes on from a recorded run of the
 same inputs (and only of the same inputs)."""
 
+import contextlib
+import io
 import json
 import os
 import tempfile
@@ -81,26 +83,24 @@ class RecordTest(unittest.TestCase):
             self.assertIn("no build/stress/report.json", str(e.exception))
             self.assertIn("make stress", str(e.exception))
 
-    def test_report_without_digest_is_refused(self):
+    def refused(self, spoil, reason):
+        """The report spoiled so is not kept, and the error says why."""
         with tempfile.TemporaryDirectory() as top:
             tree(top)
             rep = stress_report(top)
-            del rep["inputs"]
+            spoil(top, rep)
             write(top, "build/stress/report.json", json.dumps(rep))
             with self.assertRaises(SystemExit) as e:
                 evidence.record("stress", top)
-            self.assertIn("carries no digest", str(e.exception))
+            self.assertIn(reason, str(e.exception))
             self.assertFalse(os.path.exists(os.path.join(top, "evidence")))
 
+    def test_report_without_digest_is_refused(self):
+        self.refused(lambda top, rep: rep.pop("inputs"), "carries no digest")
+
     def test_report_of_other_inputs_is_refused(self):
-        with tempfile.TemporaryDirectory() as top:
-            tree(top)
-            write(top, "build/stress/report.json", json.dumps(stress_report(top)))
-            write(top, "harness/judges/x.py", "X = 2\n")
-            with self.assertRaises(SystemExit) as e:
-                evidence.record("stress", top)
-            self.assertIn("other inputs", str(e.exception))
-            self.assertFalse(os.path.exists(os.path.join(top, "evidence")))
+        self.refused(lambda top, rep: write(top, "harness/judges/x.py", "X = 2\n"),
+                     "other inputs")
 
     def test_recorded_and_read_back(self):
         with tempfile.TemporaryDirectory() as top:
@@ -140,6 +140,27 @@ class RecordTest(unittest.TestCase):
             series["parts"]["drbg"]["reruns"][0]["inputs"] = now
             self.assertTrue(evidence.current(series, "mutants", top))
             self.assertFalse(evidence.current({"parts": {}}, "mutants", top))
+
+
+class VerbTest(unittest.TestCase):
+    def test_passes_over_what_is_missing_and_fails_on_a_stale_report(self):
+        from harness.stages import evidence as verb
+        with tempfile.TemporaryDirectory() as top, mock.patch.object(config, "TOP", top):
+            tree(top)
+            write(top, "build/stress/report.json", json.dumps(stress_report(top)))
+            self.assertEqual(verb.run(types.SimpleNamespace(only="")), 0)
+            self.assertEqual(list(evidence.manifest(top)), ["stress"])
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(verb.run(types.SimpleNamespace(only="i386")), 1)
+            self.assertIn("no build/conformance-i386/report.json", err.getvalue())
+            write(top, "harness/judges/x.py", "X = 3\n")
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(verb.run(types.SimpleNamespace(only="stress")), 1)
+            self.assertIn("other inputs", err.getvalue())
+            with self.assertRaises(SystemExit) as e:
+                verb.run(types.SimpleNamespace(only="arm"))
+            self.assertIn("no record arm", str(e.exception))
 
 
 class BookTest(unittest.TestCase):

@@ -11,9 +11,11 @@ build/stress/report.json (`make stress`, the debug kernel at large
 figures; stress.py), build/conformance-i386/report.json (`make
 conform ARCH=i386`, a kernel build of its own and not part of `make
 check`), and build/mutants/series.json (`make mutants`, mutation.py).
-Where a report is
-missing the section says so and names the command; a note (a build
-warning) is given only when a report shows a failure.
+The last three are read from evidence/ (base/evidence.py) when build/
+has none, and each section says which it used and whether the run was
+made on this tree's inputs.  Where a report is missing the section says
+so and names the command; a note (a build warning) is given when a
+report shows a failure or was made on other inputs.
 """
 
 import collections
@@ -30,7 +32,10 @@ INTRO = ("The conformance boots check what the series does when it works; "
          "someone calls it badly: faults injected into the Jitter RNG, the "
          "allocators and the blocking API, and hostile arguments through "
          "every interface the series adds.  Every figure below is read from "
-         "the report of the run named under it.")
+         "the report of the run named under it.  The runs too long for "
+         "`make check` are kept in `evidence/` with the digest of the inputs "
+         "their verdicts depend on (`make evidence`), and each section says "
+         "whether its figures are of this tree.")
 
 # The families of the i386 run's checks, as the reader knows them.
 FAMILIES = (("kunit", "KUnit cases"), ("fips", "KUnit cases and checks with fips=1"),
