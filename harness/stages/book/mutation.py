@@ -7,9 +7,12 @@ from build/mutants/series.json (`make mutants`, not part of make check).
 series is the JSON the verb mutants writes (None when it has not run):
 per part its last run, with the counts and kill rate per file, every
 mutant's verdict and the wall time.  Without it the section is a
-placeholder naming the command; survivors are named and given as build
-notes.
+placeholder naming the command; survivors are named in the text,
+not given as build notes: a recorded run's verdicts are evidence for the
+issue to judge, not a reason for make check to fail.
 """
+
+from .md import small_table
 
 PATH = "build/mutants/series.json"
 PARTS = ("drbg", "random", "jitter")
@@ -37,7 +40,7 @@ def _table(rows):
             "equivalent", "build-failed", "not run", "kill rate"]
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return out + [""]
+    return small_table(out, "scriptsize")
 
 
 def _killed_by(results, rerun):
@@ -77,7 +80,6 @@ def part_md(part, run, esc, code, notes):
         out += [f"Boot time per mutant judged: {secs:.0f} s on average.", ""]
     surv = [r for r in res if r.get("status") == "survived"]
     if surv:
-        notes.append(f"mutants: {len(surv)} survivor(s) in {part}")
         out += [f"Survivors ({len(surv)}):", ""]
         out += [f"- {code(r['id'])} {code(r['file'] + ':' + str(r['line']))}: "
                 f"{esc(r['what'])}" for r in surv] + [""]

@@ -56,7 +56,7 @@ class MutationSectionTest(unittest.TestCase):
         self.assertIn("Boot time per mutant judged: 40 s on average.", md)
         self.assertIn("`make mutants MUTANTS=random`", md)
         self.assertIn("`make mutants MUTANTS=jitter`", md)
-        self.assertEqual(notes, ["mutants: 1 survivor(s) in drbg"])
+        self.assertEqual(notes, [])  # named in the text, not a build failure
 
     def test_reruns_are_named(self):
         run = dict(RUN, reruns=[{"started": "t2", "variant": "test", "wall_s": 300,
