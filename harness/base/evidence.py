@@ -86,10 +86,24 @@ def _inputs_of(rep, name):
     return out
 
 
+def stale(rep, name, root=None):
+    """Why rep's verdicts are not of this tree's inputs (a line), or None
+    when every one of them was made on them."""
+    rec = RECORDS[name]
+    made = _inputs_of(rep, name)
+    if not made or None in made:
+        return (f"{rec['build']} carries no digest of its inputs (made by an older "
+                f"harness): run `{rec['make']}` again")
+    now = digest(rec["inputs"], root)
+    if any(d != now for d in made):
+        return (f"{rec['build']} was made on other inputs than this tree's "
+                f"({', '.join(rec['inputs'])} changed since): run `{rec['make']}` again")
+    return None
+
+
 def current(rep, name, root=None):
     """Whether every verdict of rep was made on this tree's inputs."""
-    made = _inputs_of(rep, name)
-    return bool(made) and all(d == digest(RECORDS[name]["inputs"], root) for d in made)
+    return stale(rep, name, root) is None
 
 
 def manifest(root=None):
@@ -130,15 +144,10 @@ def record(name, root=None):
     rep = files.read_json(src)
     if not rep:
         config.die("evidence", f"{name}: no {rec['build']}: `{rec['make']}` writes it")
-    made = _inputs_of(rep, name)
+    why = stale(rep, name, root)
+    if why:
+        config.die("evidence", f"{name}: {why}")
     now = digest(rec["inputs"], root)
-    if not made or None in made:
-        config.die("evidence", f"{name}: {rec['build']} carries no digest of its "
-                   f"inputs (made by an older harness): run `{rec['make']}` again")
-    if any(d != now for d in made):
-        config.die("evidence", f"{name}: {rec['build']} was made on other inputs than "
-                   f"this tree's ({', '.join(rec['inputs'])} changed since): run "
-                   f"`{rec['make']}` again")
     dirty = _git(root, "status", "--porcelain", "--", *rec["inputs"])
     path = os.path.join(DIR, f"{name}.json")
     files.write_json(os.path.join(root, path), rep)

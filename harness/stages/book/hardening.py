@@ -83,7 +83,7 @@ def faults_md(rep, esc, code, notes):
     return out
 
 
-def provenance_md(name, prov, esc, code, notes):
+def provenance_md(name, prov, esc, code):
     """Where a long run's report came from (base/evidence.py): this tree's
     build/, or evidence/ as recorded; and whether it was made on this
     tree's inputs."""
@@ -174,11 +174,11 @@ def render(ctx):
         out += faults_md(main, esc, code, notes)
     rep, prov = evidence.load("stress", top)
     out += _with(stress.stress_md(rep, esc, code, notes, (prov or {}).get("path")),
-                 provenance_md("stress", prov, esc, code, notes))
+                 provenance_md("stress", prov, esc, code))
     rep, prov = evidence.load("i386", top)
     out += _with(i386_md(rep, esc, code, notes, (prov or {}).get("path") or I386),
-                 provenance_md("i386", prov, esc, code, notes))
+                 provenance_md("i386", prov, esc, code))
     rep, prov = evidence.load("mutants", top)
     out += _with(mutation.section(rep, esc, code, notes),
-                 provenance_md("mutants", prov, esc, code, notes))
+                 provenance_md("mutants", prov, esc, code))
     return "\n".join(out) + "\n", notes
