@@ -56,17 +56,14 @@ def digest(paths, root=None):
     for rel in sorted(paths):
         base = os.path.join(root, rel)
         if os.path.isfile(base):
-            found = [base]
+            found = {rel: files.sha256_file(base)}
         elif os.path.isdir(base):
-            found = []
-            for d, dirs, names in os.walk(base):
-                dirs[:] = sorted(x for x in dirs if not _skip(x))
-                found += [os.path.join(d, n) for n in sorted(names) if not _skip(n)]
+            found = files.tree_hashes(base, root, _skip)
         else:
             h.update(f"{rel}\0missing\n".encode())
             continue
-        for p in found:
-            h.update(f"{os.path.relpath(p, root)}\0{files.sha256_file(p)}\n".encode())
+        for p, sha in found.items():
+            h.update(f"{p}\0{sha}\n".encode())
     return h.hexdigest()
 
 

@@ -23,12 +23,15 @@ def hash_files(paths, root):
     return h.hexdigest()
 
 
-def tree_hashes(base, root):
-    """{path relative to root: sha256} of every file under base, sorted."""
+def tree_hashes(base, root, skip=None):
+    """{path relative to root: sha256} of every file under base, sorted;
+    skip(name) leaves out a file or a whole directory."""
     out = {}
     for d, dirs, files in os.walk(base):
-        dirs.sort()
+        dirs[:] = sorted(x for x in dirs if not (skip and skip(x)))
         for f in sorted(files):
+            if skip and skip(f):
+                continue
             p = os.path.join(d, f)
             out[os.path.relpath(p, root)] = sha256_file(p)
     return dict(sorted(out.items()))

@@ -290,6 +290,17 @@ def run_schema(part, args, src, held, init):
     return out, booter.timeouts
 
 
+def prelude_compiles(comp):
+    """Stop unless the part's files compile with the prelude of a build of
+    its own and no mutant: otherwise every mutant would come out
+    build-failed, and none would be judged."""
+    ok, _, log = comp.attempt([], const=0)
+    if not ok:
+        tail = [ln.strip() for ln in log.splitlines() if "error" in ln][:3]
+        config.die("mutants", f"the files of {comp.part} do not compile with the "
+                   f"prelude of a build of its own (N fixed): {' | '.join(tail)[:400]}")
+
+
 def alone_compiles(comp, m):
     """None when m compiles in a build of its own (N fixed), else its
     build-failed record."""
@@ -390,10 +401,13 @@ def judge_part(part, args, texts, sel):
             held, dropped = [], list(sel)
             say(f"{part} is built as modules on the {args.variant} kernel: each of "
                 f"the {len(dropped)} mutant(s) is a build of its own")
+            prelude_compiles(comp)
         results = [r for r in (alone_compiles(comp, m) for m in dropped) if r]
         failed = {r["id"] for r in results}
         say(f"schema {part}: {len(failed)} of {len(dropped)} do not compile alone "
             "either: build-failed")
+        for r in results:
+            say(f"  {r['id']} ({r['file']}:{r['line']}): {r['reason']}")
         timeouts = {}
         if held:
             write_schemata(src, part, texts, held)

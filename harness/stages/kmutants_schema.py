@@ -6,7 +6,8 @@ The schema of a file is the final file with the wraps of its mutants
 defines __mut: in the schema build, N == the boot parameter mutant=
 (a core_param of the part's kernel file; mutant=0, the default, is the
 series itself); in the build of one mutant alone (one that the schema
-cannot hold, such as a constant in a case label), N == K at compile time.
+cannot hold, such as a constant in a case label, or any mutant of a part
+built as a module), N == K at compile time.
 The prelude goes after the last #include before the first mutant, where
 pr_fmt is already defined.
 
@@ -33,9 +34,14 @@ def prelude(part, path, const=None):
         f"#define __mut(n) ({var} == (n))"
     if path != host:
         return [f"extern unsigned int {var};", sel]
+    # core_param exists only in built-in code (moduleparam.h defines it
+    # under #ifndef MODULE): a build of one mutant on the modules kernel,
+    # where the part is a module and N is fixed, does without it.
     return ["#include <linux/moduleparam.h>",
-            f"extern unsigned int {var}; unsigned int {var}; "
-            f"core_param(mutant, {var}, uint, 0444);", sel]
+            f"extern unsigned int {var}; unsigned int {var};",
+            "#ifndef MODULE",
+            f"core_param(mutant, {var}, uint, 0444);",
+            "#endif", sel]
 
 
 def _flat(text):

@@ -228,6 +228,41 @@ class ModulesVariantTest(unittest.TestCase):
                          [("modules", 0), ("modules", 1), ("modules", 3)])
         self.assertEqual(set(timeouts), {"modules"})
         self.assertTrue(all(c is not None for _, c in attempts))
+        # before any mutant: the prelude of a build of its own, no mutant
+        self.assertEqual(attempts[0], ([], 0))
+
+    def test_a_prelude_that_does_not_compile_stops_the_run(self):
+        """Not every mutant build-failed and none judged: the run stops,
+        naming the compiler's error."""
+        class Comp:
+            part = "drbg"
+
+            def __init__(self, *a):
+                pass
+
+            def attempt(self, muts, const=None):
+                return False, set(), ("crypto/drbg.c:40:1: error: expected ')' "
+                                      "before numeric constant\n")
+        args = types.SimpleNamespace(variant="modules", accel="tcg", no_alone=False,
+                                     stop=None, minutes=0, t0=0)
+        texts = {"crypto/drbg.c": ("pristine\n", "series\n")}
+        src = tempfile.mkdtemp()
+        os.makedirs(os.path.join(src, "crypto"))
+        with open(os.path.join(src, "crypto/drbg.c"), "w") as f:
+            f.write("series\n")
+        restored = []
+        with mock.patch.object(runner.kcache, "apply_series", return_value=src), \
+                mock.patch.object(runner.kbuild, "build", return_value="/b"), \
+                mock.patch.object(runner.guest, "build", return_value="init"), \
+                mock.patch.object(runner, "build_dir", return_value="/b"), \
+                mock.patch.object(runner, "Compiler", Comp), \
+                mock.patch.object(runner, "restore", lambda *a: restored.append(a)), \
+                mock.patch.object(runner.conform, "run_boot", side_effect=AssertionError):
+            with self.assertRaises(SystemExit) as e:
+                runner.judge_part("drbg", args, texts, [mutant(1)])
+        self.assertIn("do not compile with the prelude of a build of its own", str(e.exception))
+        self.assertIn("expected ')' before numeric constant", str(e.exception))
+        self.assertEqual(len(restored), 1)
 
 
 TABLE = """Prose.

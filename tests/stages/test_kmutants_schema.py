@@ -138,5 +138,48 @@ class SchemaTest(unittest.TestCase):
                           "#define __mut(n) ((n) == 5)"])
 
 
+# The one fact of include/linux/moduleparam.h the prelude depends on:
+# core_param() is defined for built-in code only (#ifndef MODULE).
+MODULEPARAM = """#ifndef MODULE
+#define core_param(name, var, type, perm) \\
+\tunsigned int *__core_param_##name = &(var)
+#endif
+"""
+
+
+class PreludeCompilesTest(unittest.TestCase):
+    """The prelude of each part's host file compiles built in and as a
+    module (-DMODULE, the modules kernel), with N a boot parameter or
+    fixed; a module build of one mutant failed before the core_param went
+    under #ifndef MODULE."""
+
+    def test_built_in_and_module(self):
+        d = tempfile.mkdtemp(prefix="prelude-test-")
+        self.addCleanup(subprocess.run, ["rm", "-rf", d])
+        os.makedirs(os.path.join(d, "linux"))
+        with open(os.path.join(d, "linux/moduleparam.h"), "w") as f:
+            f.write(MODULEPARAM)
+        for part, (host, var) in schema.HOST.items():
+            for module in (False, True):
+                for const in (None, 3):
+                    if module and const is None:
+                        continue  # a module never holds a schema
+                    pre = schema.prelude(part, host, const)
+                    body = "\n".join(pre) + (
+                        "\nint main(void)\n{\n\treturn !(__mut(3) && !__mut(4));\n}\n")
+                    if const is None:
+                        body = body.replace("\nint main(void)\n{\n",
+                                            f"\nint main(void)\n{{\n\t{var} = 3;\n")
+                    with open(os.path.join(d, "t.c"), "w") as f:
+                        f.write(body)
+                    cmd = ["gcc", "-Wall", "-Werror", "-I", d, "-o",
+                           os.path.join(d, "t"), "t.c"] + (["-DMODULE"] if module else [])
+                    r = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
+                    what = f"{part} {'module' if module else 'built-in'} N={const}"
+                    self.assertEqual(r.returncode, 0, f"{what}: {r.stderr}")
+                    self.assertEqual(subprocess.run([os.path.join(d, "t")]).returncode,
+                                     0, what)
+
+
 if __name__ == "__main__":
     unittest.main()
