@@ -97,7 +97,8 @@ def kmake(src, build, *targets, log=None, progress=None, total=None, arch="x86_6
     if bar:
         bar.done()
     if rc != 0:
-        errs = [t for t in tail if re.search(r"error:|\*\*\*|Error \d", t)] or tail[-5:]
+        errs = [t for t in tail if re.search(r"error:|undefined reference|\*\*\*|Error \d", t)]
+        errs = errs or tail[-5:]
         die(f"make {' '.join(targets)} failed ({build}); first error: "
             f"{errs[0][:300] if errs else '?'} (log: {log})")
     return steps, time.time() - t0

@@ -102,6 +102,22 @@ class KilledBuildTest(unittest.TestCase):
         with open(log) as f:
             self.assertIn("kernel/fork.o", f.read())
 
+    def test_link_failure_names_the_symbol(self):
+        """A link that fails names the undefined symbol, not make's own
+        line after it (the i386 build's __umoddi3 was only in the log)."""
+        script(os.path.join(self.bin, "make"),
+               'echo "  LD      .tmp_vmlinux.kallsyms1"\n'
+               'echo "ld: drivers/char/x.o: in function \\`f\'\':"\n'
+               'echo "x.c:(.text+0x18a0): undefined reference to \\`__umoddi3\'\'"\n'
+               'echo "make[3]: *** [scripts/Makefile.vmlinux:34: vmlinux] Error 1"\n'
+               'exit 2\n')
+        build = os.path.join(self.dir, "build")
+        os.makedirs(build)
+        with mock.patch.dict(os.environ, {"PATH": self.bin + ":" + os.environ["PATH"]}):
+            with self.assertRaises(SystemExit) as e:
+                kbuild.kmake(self.dir, build, "bzImage", log=os.path.join(build, "l"))
+        self.assertIn("undefined reference to `__umoddi3'", str(e.exception))
+
     def test_no_stamp_after_a_killed_build(self):
         b = os.path.join(self.dir, "b")
         os.makedirs(os.path.join(b, "arch/x86/boot"))
