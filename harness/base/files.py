@@ -4,6 +4,7 @@
 import hashlib
 import json
 import os
+import tempfile
 
 
 def sha256_file(path):
@@ -39,12 +40,21 @@ def tree_hashes(base, root, skip=None):
 
 def write_text(path, text):
     """Write text to path through a temporary file: a reader never sees
-    half of it, and an interrupted write leaves the old file."""
+    half of it, and an interrupted write leaves the old file.  The
+    temporary file is the writer's own, so that two writers of one path
+    at once (two boots stamping one tool) do not move each other's."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".",
+                               prefix=os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def write_json(path, data, indent=1):
