@@ -38,23 +38,28 @@ def tree_hashes(base, root, skip=None):
     return dict(sorted(out.items()))
 
 
-def write_text(path, text):
-    """Write text to path through a temporary file: a reader never sees
+def write_bytes(path, data):
+    """Write data to path through a temporary file: a reader never sees
     half of it, and an interrupted write leaves the old file.  The
     temporary file is the writer's own, so that two writers of one path
     at once (two boots stamping one tool) do not move each other's."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".",
-                               prefix=os.path.basename(path) + ".", suffix=".tmp")
+    d = os.path.dirname(path) or "."
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=os.path.basename(path) + ".", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_text(path, text):
+    """write_bytes() of text in UTF-8."""
+    write_bytes(path, text.encode("utf-8"))
 
 
 def write_json(path, data, indent=1):

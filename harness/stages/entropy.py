@@ -172,10 +172,7 @@ def write_bytes(path, data):
                     return
     except OSError:
         pass
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    files.write_bytes(path, data)
 
 
 def derive(name, meta, args, sdir):

@@ -159,6 +159,13 @@ def bisect(comp, held):
     return held
 
 
+def error_lines(log):
+    """The first three lines of a compiler log that speak of an error, on
+    one line (for a message that stops the run)."""
+    tail = [ln.strip() for ln in log.splitlines() if "error" in ln][:3]
+    return " | ".join(tail)[:400]
+
+
 def fit_schema(comp, mutants):
     """(the mutants the schema holds, the ones it cannot): the ones the
     compiler blames go, then each is tried again alone in the schema."""
@@ -172,9 +179,8 @@ def fit_schema(comp, mutants):
                        f"schema's prelude alone: {log.strip()[:300]}")
         gone = [m for m in held if m["n"] in bad] or bisect(comp, held)
         if len(gone) == len(held) and not bad and len(held) > 1:
-            tail = [ln for ln in log.splitlines() if "error" in ln][:3]
             config.die("mutants", f"the schema of {comp.part} does not compile: "
-                       f"{' | '.join(tail)[:400]}")
+                       f"{error_lines(log)}")
         dropped += gone
         held = [m for m in held if m not in gone]
     back = []
@@ -296,9 +302,8 @@ def prelude_compiles(comp):
     build-failed, and none would be judged."""
     ok, _, log = comp.attempt([], const=0)
     if not ok:
-        tail = [ln.strip() for ln in log.splitlines() if "error" in ln][:3]
         config.die("mutants", f"the files of {comp.part} do not compile with the "
-                   f"prelude of a build of its own (N fixed): {' | '.join(tail)[:400]}")
+                   f"prelude of a build of its own (N fixed): {error_lines(log)}")
 
 
 def alone_compiles(comp, m):

@@ -165,11 +165,9 @@ class PreludeCompilesTest(unittest.TestCase):
                     if module and const is None:
                         continue  # a module never holds a schema
                     pre = schema.prelude(part, host, const)
-                    body = "\n".join(pre) + (
-                        "\nint main(void)\n{\n\treturn !(__mut(3) && !__mut(4));\n}\n")
-                    if const is None:
-                        body = body.replace("\nint main(void)\n{\n",
-                                            f"\nint main(void)\n{{\n\t{var} = 3;\n")
+                    boot = f"\t{var} = 3;\n" if const is None else ""
+                    body = "\n".join(pre + ["int main(void)", "{", boot
+                                             + "\treturn !(__mut(3) && !__mut(4));", "}", ""])
                     with open(os.path.join(d, "t.c"), "w") as f:
                         f.write(body)
                     cmd = ["gcc", "-Wall", "-Werror", "-I", d, "-o",
