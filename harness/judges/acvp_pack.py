@@ -35,6 +35,7 @@ import hashlib
 import os
 import struct
 
+from ..base import files
 from . import cavs_pack
 
 MAGIC, END, VERSION = b"ACPK", b"ACPE", 1
@@ -166,14 +167,11 @@ def model_answer(kind, payload):
 
 def write_pack(path, entries):
     """entries: [(kind, payload)]; entry i gets id i."""
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as out:
-        out.write(MAGIC + struct.pack("<2I", VERSION, len(entries)))
-        for i, (kind, payload) in enumerate(entries):
-            out.write(struct.pack("<3I", kind, i, len(payload)))
-            out.write(payload)
-        out.write(END + struct.pack("<I", len(entries)))
-    os.replace(tmp, path)
+    out = bytearray(MAGIC + struct.pack("<2I", VERSION, len(entries)))
+    for i, (kind, payload) in enumerate(entries):
+        out += struct.pack("<3I", kind, i, len(payload)) + payload
+    out += END + struct.pack("<I", len(entries))
+    files.write_bytes(path, bytes(out))
     return path
 
 

@@ -92,6 +92,7 @@ import struct
 import time
 
 from ..base import config
+from ..base import files as base_files
 from ..base.config import display
 from . import cavs_parse as cavs
 from . import drbg_model
@@ -212,17 +213,13 @@ def write_pack(path, files, sections, records):
         b = name.encode()
         head += _u32(fi) + _u32(len(b)) + b
     offset = 24 + len(head)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as out:
-        out.write(PACK_MAGIC + struct.pack("<5I", PACK_VERSION, len(files),
-                                           len(sections), len(records), offset))
-        out.write(head)
-        for fi, line, si, req, exp in records:
-            out.write(struct.pack("<5I", fi, line, si, len(req), len(exp)))
-            out.write(req)
-            out.write(exp)
-        out.write(PACK_END + _u32(len(records)))
-    os.replace(tmp, path)
+    out = bytearray(PACK_MAGIC + struct.pack("<5I", PACK_VERSION, len(files),
+                                             len(sections), len(records), offset))
+    out += head
+    for fi, line, si, req, exp in records:
+        out += struct.pack("<5I", fi, line, si, len(req), len(exp)) + req + exp
+    out += PACK_END + _u32(len(records))
+    base_files.write_bytes(path, bytes(out))
     return path
 
 

@@ -34,6 +34,7 @@ import os
 import re
 
 from ..base.checks import Check
+from ..base import files
 from . import jitter_model as model
 from .jitter_replay import (GOOD, READ_BYTES, SHOWN_BEFORE, TCG_LABEL, FigureDataError,
                             build_driver, guest_record, induced_failure, native_record,
@@ -252,11 +253,7 @@ def write(fig, figdir):
         raise FigureDataError(f"figure {fig.get('id')}: " + "; ".join(problems[:5]))
     os.makedirs(figdir, exist_ok=True)
     path = os.path.join(figdir, f"{fig['id']}.json")
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(fig, f, separators=(",", ":"), allow_nan=False)
-        f.write("\n")
-    os.replace(tmp, path)
+    files.write_text(path, json.dumps(fig, separators=(",", ":"), allow_nan=False) + "\n")
     return path
 
 

@@ -28,6 +28,7 @@ import os
 import re
 
 from ..base.checks import Check
+from ..base import files
 
 REL_REAL = 1e-9
 REL_LOOSE = 1e-6
@@ -378,9 +379,5 @@ def write_summary(path, entries, note=None):
             "files": entries}
     if note:
         data["note"] = note
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
+    files.write_json(path, data)
     return path
