@@ -21,13 +21,15 @@
  * (harness/judges/acvp_judge.py) compares the answers with its model and
  * with the expected results.
  *
- * Built with -DACVP_HOST_TEST, the DRBG device is a fake that answers
- * from $ACVP_FAKE_ANSWERS and the hash is OpenSSL's: the host tests run
- * the runner on a pack from acvp_pack.py (link with -lcrypto).
+ * Built with -DACVP_HOST_TEST the runner gets a main() and the hash is
+ * OpenSSL's (link with -lcrypto); with drbg_dev.c built with
+ * -DDRBG_DEV_FAKE the DRBG interface is a fake: the host tests run the
+ * runner on a pack from acvp_pack.py.
  */
 #include "acvp.h"
 #include "cavs.h"
 #include "checks.h"
+#include "drbg_dev.h"
 #include "report.h"
 #include "util.h"
 
@@ -52,34 +54,6 @@ struct acvp_run {
 	char *line;		/* hex of an answer */
 	long long us[6];	/* time spent per kind */
 };
-
-static int read_pack(const char *path, uint8_t **bufp, size_t *lenp)
-{
-	struct stat st;
-	size_t got = 0;
-	uint8_t *buf;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !(buf = malloc((size_t)st.st_size + 1))) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	*bufp = buf;
-	*lenp = got;
-	return 0;
-}
 
 /* Check the whole pack; the number of entries, or -1 with why filled in. */
 static long check_pack(const uint8_t *buf, size_t len, char *why, size_t why_len)
@@ -115,167 +89,11 @@ static void report_error(const struct acvp_entry *e, const char *stage, int err)
 		    e->id, stage, err);
 }
 
-/* ---- the DRBG test interface ------------------------------------------- */
-
-#ifndef ACVP_HOST_TEST
-
-static int drbg_open(void)
-{
-	return open(CAVS_DEV, O_RDWR | O_CLOEXEC);
-}
-
-static ssize_t drbg_write(int fd, const void *buf, size_t len)
-{
-	return write(fd, buf, len);
-}
-
-static int drbg_rewind(int fd)
-{
-	return lseek(fd, 0, SEEK_SET) == 0 ? 0 : -1;
-}
-
-static ssize_t drbg_read(int fd, void *buf, size_t len)
-{
-	return read(fd, buf, len);
-}
-
-static void drbg_close(int fd)
-{
-	close(fd);
-}
-
-#else /* ACVP_HOST_TEST */
-
-/*
- * A fake of the test interface: it refuses what the kernel's
- * drbg_cavp_write_run() refuses before running anything (a request over
- * CAVS_REQ_MAX bytes, an output of 0 or over CAVS_OUT_MAX bytes) and
- * answers every other request with the next reply of $ACVP_FAKE_ANSWERS,
- * a sequence of { u32 req_len; u8 req[]; u32 resp_len; u8 resp[]; }; a
- * request that is not the one the file expects gets EINVAL.
- */
-static uint8_t *fake;
-static size_t fake_len, fake_pos;
-static const uint8_t *fake_resp;
-static uint32_t fake_resp_len, fake_read;
-
-static int drbg_open(void)
-{
-	const char *path = getenv("ACVP_FAKE_ANSWERS");
-
-	if (!fake && (!path || read_pack(path, &fake, &fake_len)))
-		return -1;
-	return 1000;
-}
-
-static ssize_t drbg_write(int fd, const void *buf, size_t len)
-{
-	const uint8_t *req = buf;
-	uint32_t rl, out;
-
-	(void)fd;
-	fake_resp = NULL;
-	out = len >= 16 ? get_le32(req + 12) : 0;
-	if (len > CAVS_REQ_MAX) {
-		errno = EMSGSIZE;
-		return -1;
-	}
-	if (!out || out > CAVS_OUT_MAX || fake_pos + 4 > fake_len) {
-		errno = EINVAL;
-		return -1;
-	}
-	rl = get_le32(fake + fake_pos);
-	fake_resp_len = get_le32(fake + fake_pos + 4 + rl);
-	fake_resp = fake + fake_pos + 8 + rl;
-	fake_pos += 8 + (size_t)rl + fake_resp_len;
-	if (rl != len || memcmp(fake + fake_pos - fake_resp_len - 4 - rl, buf, len)) {
-		fake_resp = NULL;
-		errno = EINVAL;
-		return -1;
-	}
-	return (ssize_t)len;
-}
-
-static int drbg_rewind(int fd)
-{
-	(void)fd;
-	fake_read = 0;
-	return 0;
-}
-
-/* At most 4096 bytes a call, as a kernel read may. */
-static ssize_t drbg_read(int fd, void *buf, size_t len)
-{
-	(void)fd;
-	if (!fake_resp)
-		return 0;
-	if (len > fake_resp_len - fake_read)
-		len = fake_resp_len - fake_read;
-	if (len > 4096)
-		len = 4096;
-	memcpy(buf, fake_resp + fake_read, len);
-	fake_read += (uint32_t)len;
-	return (ssize_t)len;
-}
-
-static void drbg_close(int fd)
-{
-	(void)fd;
-}
-
-#endif /* ACVP_HOST_TEST */
-
-/* Write one request, read its whole reply; the reply's length or -errno. */
-static long drbg_call(const struct acvp_entry *e, struct acvp_run *run,
-		      const char **stage)
-{
-	size_t got = 0;
-	ssize_t n;
-	int fd = drbg_open(), err;
-
-	*stage = "open";
-	if (fd < 0)
-		return -errno;
-	*stage = "write";
-	n = drbg_write(fd, e->p, e->len);
-	if (n != (ssize_t)e->len) {
-		err = n < 0 ? -errno : -EIO;
-		drbg_close(fd);
-		return err;
-	}
-	*stage = "lseek";
-	if (drbg_rewind(fd)) {
-		err = -errno;
-		drbg_close(fd);
-		return err;
-	}
-	*stage = "read";
-	while (got < run->resp_size) {
-		n = drbg_read(fd, run->resp + got, run->resp_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			drbg_close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	drbg_close(fd);
-	*stage = "response";
-	if (got < CAVS_RESP_HDR_LEN || memcmp(run->resp, CAVS_RESP_MAGIC, 4))
-		return -EPROTO;
-	*stage = NULL;
-	return (long)got;
-}
-
 static void run_drbg(const struct acvp_entry *e, struct acvp_run *run)
 {
 	uint32_t out_len = e->len >= CAVS_REQ_HDR_LEN ? get_le32(e->p + 12) : 0;
 	const char *stage;
-	long got = drbg_call(e, run, &stage);
+	long got = drbg_dev_call(e->p, e->len, run->resp, run->resp_size, &stage);
 	int err;
 
 	if (e->kind == ACVP_DRBG_PROBE) {
@@ -653,7 +471,7 @@ void run_acvp(const char *pack_path)
 	long n, i;
 	int err;
 
-	err = read_pack(pack_path, &buf, &len);
+	err = read_whole(pack_path, &buf, &len);
 	if (err) {
 		snprintf(why, sizeof(why), "cannot read %s: %s", pack_path, strerror(-err));
 		report_check("acvp.pack", "fail", why, NULL);

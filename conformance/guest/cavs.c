@@ -19,11 +19,13 @@
  * cavs.interface (pass, or skip when the debugfs file does not exist).
  * The host (harness/judges/cavs_judge.py) turns these into the report.
  *
- * Built with -DCAVS_HOST_TEST, the runner talks to a fake device instead
- * and gets a main(): the host tests run it on a pack from cavs_pack.py.
+ * Built with -DCAVS_HOST_TEST the runner gets a main(), and with
+ * drbg_dev.c built with -DDRBG_DEV_FAKE it talks to a fake interface:
+ * the host tests run it on a pack from cavs_pack.py.
  */
 #include "cavs.h"
 #include "checks.h"
+#include "drbg_dev.h"
 #include "report.h"
 #include "util.h"
 
@@ -36,41 +38,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-static int read_whole(const char *path, uint8_t **bufp, size_t *lenp)
-{
-	struct stat st;
-	uint8_t *buf;
-	size_t got = 0;
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || st.st_size < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	*bufp = buf;
-	*lenp = got;
-	return 0;
-}
 
 /* ---- the pack ---------------------------------------------------------- */
 
@@ -247,131 +214,6 @@ void cavs_pack_record(const struct cavs_pack *p, size_t *off,
 	*off += CAVS_REC_HDR_LEN + (size_t)r->req_len + (size_t)r->exp_len;
 }
 
-/* ---- the device -------------------------------------------------------- */
-
-#ifndef CAVS_HOST_TEST
-
-static int dev_present(void)
-{
-	return access(CAVS_DEV, F_OK) ? -errno : 0;
-}
-
-static int dev_open(void)
-{
-	return open(CAVS_DEV, O_RDWR | O_CLOEXEC);
-}
-
-static ssize_t dev_write(int fd, const void *buf, size_t len)
-{
-	return write(fd, buf, len);
-}
-
-static int dev_rewind(int fd)
-{
-	return lseek(fd, 0, SEEK_SET) == 0 ? 0 : -1;
-}
-
-static ssize_t dev_read(int fd, void *buf, size_t len)
-{
-	return read(fd, buf, len);
-}
-
-static void dev_close(int fd)
-{
-	close(fd);
-}
-
-#else /* CAVS_HOST_TEST */
-
-/*
- * A fake of the kernel's test interface for the host tests.  It answers
- * from the file named by $CAVS_FAKE_ANSWERS: a sequence of
- * { u32 req_len; u8 req[req_len]; u32 resp_len; u8 resp[resp_len]; },
- * one per record in pack order.  A request that is not byte for byte the
- * one the answers file expects is refused with EINVAL (the runner must
- * send exactly what the pack holds).  Without $CAVS_FAKE_ANSWERS the
- * device does not exist.
- */
-static uint8_t *fake_buf;
-static size_t fake_len, fake_pos;
-static const uint8_t *fake_resp;
-static size_t fake_resp_len, fake_read_pos;
-static unsigned int fake_count;
-
-static int dev_present(void)
-{
-	const char *path = getenv("CAVS_FAKE_ANSWERS");
-
-	if (!path)
-		return -ENOENT;
-	return read_whole(path, &fake_buf, &fake_len);
-}
-
-static int dev_open(void)
-{
-	return 1000;
-}
-
-static ssize_t dev_write(int fd, const void *buf, size_t len)
-{
-	uint32_t req_len, resp_len;
-	const uint8_t *req;
-
-	(void)fd;
-	fake_resp = NULL;
-	if (fake_pos + 4 > fake_len) {
-		errno = ENOSPC;
-		return -1;
-	}
-	/* Each write consumes one answer, whether it matches or not. */
-	req_len = get_le32(fake_buf + fake_pos);
-	resp_len = get_le32(fake_buf + fake_pos + 4 + req_len);
-	req = fake_buf + fake_pos + 4;
-	fake_pos += 8 + (size_t)req_len + resp_len;
-	fake_count++;
-	if (req_len != len || memcmp(req, buf, len)) {
-		fprintf(stderr, "fake: request %u is not the expected one\n",
-			fake_count);
-		errno = EINVAL;
-		return -1;
-	}
-	fake_resp = req + req_len + 4;
-	fake_resp_len = resp_len;
-	return (ssize_t)len;
-}
-
-static int dev_rewind(int fd)
-{
-	(void)fd;
-	fake_read_pos = 0;
-	return 0;
-}
-
-static ssize_t dev_read(int fd, void *buf, size_t len)
-{
-	size_t n;
-
-	(void)fd;
-	if (!fake_resp)
-		return 0;
-	n = fake_resp_len - fake_read_pos;
-	/* Hand out at most 4096 bytes a call, as a kernel read may. */
-	if (n > len)
-		n = len;
-	if (n > 4096)
-		n = 4096;
-	memcpy(buf, fake_resp + fake_read_pos, n);
-	fake_read_pos += n;
-	return (ssize_t)n;
-}
-
-static void dev_close(int fd)
-{
-	(void)fd;
-}
-
-#endif /* CAVS_HOST_TEST */
-
 /* ---- running records --------------------------------------------------- */
 
 struct section_stats {
@@ -442,47 +284,16 @@ static void report_mismatch(struct run *run, const struct cavs_record *r,
 /* Run one record; 1 if out2 is the expected value, 0 if not. */
 static int run_record(struct run *run, const struct cavs_record *r)
 {
-	size_t got = 0, want = CAVS_RESP_HDR_LEN + 2 * (size_t)r->exp_len;
+	size_t want = CAVS_RESP_HDR_LEN + 2 * (size_t)r->exp_len;
 	const uint8_t *resp = run->resp;
-	ssize_t n;
-	int fd, err;
+	const char *stage;
+	long got;
+	int err;
 
-	fd = dev_open();
-	if (fd < 0) {
-		report_error(run, r, "open", -errno, 0);
-		return 0;
-	}
-	n = dev_write(fd, r->req, r->req_len);
-	if (n != (ssize_t)r->req_len) {
-		err = n < 0 ? -errno : -EIO;
-		dev_close(fd);
-		report_error(run, r, "write", err, 0);
-		return 0;
-	}
-	if (dev_rewind(fd)) {
-		err = -errno;
-		dev_close(fd);
-		report_error(run, r, "lseek", err, 0);
-		return 0;
-	}
-	/* Read until EOF; one byte of room beyond want shows an overlong answer. */
-	while (got < want + 1) {
-		n = dev_read(fd, run->resp + got, want + 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			dev_close(fd);
-			report_error(run, r, "read", err, 0);
-			return 0;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	dev_close(fd);
-	if (got < CAVS_RESP_HDR_LEN || memcmp(resp, CAVS_RESP_MAGIC, 4)) {
-		report_error(run, r, "response", -EPROTO, 0);
+	/* One byte of room beyond want shows an overlong answer. */
+	got = drbg_dev_call(r->req, r->req_len, run->resp, want + 1, &stage);
+	if (stage) {
+		report_error(run, r, stage, (int)got, 0);
 		return 0;
 	}
 	err = (int)get_le32(resp + 4);
@@ -490,7 +301,7 @@ static int run_record(struct run *run, const struct cavs_record *r)
 		report_error(run, r, NULL, err, get_le32(resp + 8));
 		return 0;
 	}
-	if (get_le32(resp + 12) != r->exp_len || got != want) {
+	if (get_le32(resp + 12) != r->exp_len || (size_t)got != want) {
 		report_error(run, r, "response", -EMSGSIZE, 0);
 		return 0;
 	}
@@ -537,7 +348,7 @@ void check_cavs(const char *pack_path)
 		report_check("cavs.pack", "fail", why, NULL);
 		return;
 	}
-	err = dev_present();
+	err = drbg_dev_present();
 	if (err) {
 		snprintf(why, sizeof(why), "%s: %s (the kernel has no CAVS test "
 			 "interface, or debugfs is not mounted)", CAVS_DEV,

@@ -2,8 +2,8 @@
 /*
  * Helpers every part of the guest's /init shares: files, the kernel
  * command line, the CRNG's state, the CPU's hypervisor signature, time,
- * little-endian fields and hex, an AF_ALG rng socket, and the names of
- * the 22 DRBG instances.  Declared in util.h.
+ * little-endian fields and hex, an AF_ALG rng socket, the names of the
+ * 22 DRBG instances, and reading a whole file.  Declared in util.h.
  */
 #include "util.h"
 
@@ -12,9 +12,11 @@
 #include <fcntl.h>
 #include <linux/if_alg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,4 +158,39 @@ int rng_bind(const char *name)
 		return e;
 	}
 	return s;
+}
+
+int read_whole(const char *path, uint8_t **bufp, size_t *lenp)
+{
+	struct stat st;
+	uint8_t *buf;
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_size < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	*bufp = buf;
+	*lenp = got;
+	return 0;
 }

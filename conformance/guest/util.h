@@ -12,6 +12,12 @@ extern const char *const drbg_drivers[22];
 /* Read up to n - 1 bytes of path into buf (NUL-terminated); bytes or -1. */
 int read_file(const char *path, char *buf, size_t n);
 
+/*
+ * The whole of path into a malloc()ed *bufp (one byte of room beyond it)
+ * and its length into *lenp; 0, or -errno.
+ */
+int read_whole(const char *path, uint8_t **bufp, size_t *lenp);
+
 /* The kernel command line (read once from /proc/cmdline). */
 const char *kernel_cmdline(void);
 

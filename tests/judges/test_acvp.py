@@ -332,9 +332,10 @@ class GuestRunnerTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp()
         cls.exe = os.path.join(cls.tmp, "acvp")
-        r = subprocess.run(["gcc", "-DACVP_HOST_TEST", "-O2", "-Wall", "-Wextra", "-Werror",
-                            "-o", cls.exe] + [os.path.join(GUEST, f) for f in
-                                              ("acvp.c", "report.c", "util.c")]
+        r = subprocess.run(["gcc", "-DACVP_HOST_TEST", "-DDRBG_DEV_FAKE", "-O2", "-Wall",
+                            "-Wextra", "-Werror", "-o", cls.exe]
+                           + [os.path.join(GUEST, f) for f in
+                              ("acvp.c", "drbg_dev.c", "report.c", "util.c")]
                            + ["-lcrypto"], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
 
@@ -359,7 +360,7 @@ class GuestRunnerTest(unittest.TestCase):
         with open(os.path.join(self.tmp, "answers"), "wb") as f:
             f.write(answers)
         r = subprocess.run([self.exe, pack], capture_output=True, text=True, timeout=120,
-                           env=dict(os.environ, ACVP_FAKE_ANSWERS=os.path.join(
+                           env=dict(os.environ, DRBG_FAKE_ANSWERS=os.path.join(
                                self.tmp, "answers")))
         self.assertEqual(r.returncode, 0, r.stderr)
         return [json.loads(ln) for ln in r.stdout.splitlines()]

@@ -3,7 +3,7 @@
 
 - The request layout is the interface's; the pack round-trips.
 - The guest runner (conformance/guest/cavs.c, built with -DCAVS_HOST_TEST
-  against a fake device) reads a pack made by cavs_pack.prepare(), sends
+  against drbg_dev.c's fake device) reads a pack made by cavs_pack.prepare(), sends
   exactly the packed requests and reports what the device answers;
   cavs_judge.checks() turns that into the report's checks.
 - A copy of a record with one flipped bit of ReturnedBits is caught and
@@ -253,9 +253,10 @@ class GuestRunnerTest(unittest.TestCase):
     def setUpClass(cls):
         cls.d = tempfile.mkdtemp(prefix="cavs-guest-")
         cls.exe = os.path.join(cls.d, "cavs-host")
-        r = subprocess.run(["gcc", "-DCAVS_HOST_TEST", "-O2", "-Wall", "-Wextra",
-                            "-Werror", "-o", cls.exe, os.path.join(GUEST, "cavs.c"),
-                            os.path.join(GUEST, "report.c"), os.path.join(GUEST, "util.c")],
+        r = subprocess.run(["gcc", "-DCAVS_HOST_TEST", "-DDRBG_DEV_FAKE", "-O2", "-Wall",
+                            "-Wextra", "-Werror", "-o", cls.exe]
+                           + [os.path.join(GUEST, f) for f in
+                              ("cavs.c", "drbg_dev.c", "report.c", "util.c")],
                            capture_output=True, text=True)
         if r.returncode:
             raise AssertionError(f"cavs.c does not build for the host: {r.stderr}")
@@ -266,9 +267,9 @@ class GuestRunnerTest(unittest.TestCase):
 
     def run_guest(self, pack, answers=None):
         env = dict(os.environ)
-        env.pop("CAVS_FAKE_ANSWERS", None)
+        env.pop("DRBG_FAKE_ANSWERS", None)
         if answers:
-            env["CAVS_FAKE_ANSWERS"] = answers
+            env["DRBG_FAKE_ANSWERS"] = answers
         r = subprocess.run([self.exe, pack], env=env, capture_output=True, text=True,
                            timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
