@@ -12,7 +12,7 @@ not given as build notes: a recorded run's verdicts are evidence for the
 issue to judge, not a reason for make check to fail.
 """
 
-from .md import small_table
+from .md import small_table, table
 
 PATH = "build/mutants/series.json"
 PARTS = ("drbg", "random", "jitter")
@@ -38,9 +38,10 @@ def _pct(rate):
 def _table(rows):
     head = ["file", "added lines", "mutants", "killed", "timeout", "survived",
             "equivalent", "build-failed", "not run", "kill rate"]
-    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return small_table(out, "scriptsize")
+    # the file's column wide enough for crypto/jitterentropy-kcapi.c
+    # (with ten equal columns its name ran 15.6 pt past its cell)
+    return small_table(table(head, [3] + [1] * (len(head) - 1),
+                             [[str(c) for c in r] for r in rows]), "scriptsize")
 
 
 def _killed_by(results, rerun):
@@ -49,6 +50,19 @@ def _killed_by(results, rerun):
     return [r for r in results if r.get("rerun") == rerun.get("started")
             and r.get("id") in rerun.get("ids", [])
             and r.get("status") in ("killed", "timeout")]
+
+
+def what_md(what, esc, code):
+    """A mutant's description (kmutants.py writes code between backticks:
+    "`0x67452301efcdab89ULL` -> `0x67452301efcdab89ULL+1`") with its code
+    as inline code, which the PDF may break inside (output.texttt_breaks),
+    not as one long word of text.  The survivors are a table, whose cells
+    are set ragged right: in a justified list item such a line had no
+    break TeX would take, and ran into the margin."""
+    parts = what.split("`")
+    if len(parts) % 2 == 0:             # an odd number of backticks: all text
+        return esc(what)
+    return "".join(code(p) if k % 2 else esc(p) for k, p in enumerate(parts) if p)
 
 
 def part_md(part, run, esc, code, notes):
@@ -81,8 +95,10 @@ def part_md(part, run, esc, code, notes):
     surv = [r for r in res if r.get("status") == "survived"]
     if surv:
         out += [f"Survivors ({len(surv)}):", ""]
-        out += [f"- {code(r['id'])} {code(r['file'] + ':' + str(r['line']))}: "
-                f"{esc(r['what'])}" for r in surv] + [""]
+        out += small_table(table(
+            ["mutant", "where", "defect"], [3, 3, 4],
+            [[code(r["id"]), code(f"{r['file']}:{r['line']}"), what_md(r["what"], esc, code)]
+             for r in surv]), "footnotesize")
     stale = run.get("stale_equivalents") or []
     if stale:
         notes.append(f"mutants: {len(stale)} row(s) of the equivalence table killed")

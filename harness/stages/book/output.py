@@ -93,11 +93,11 @@ def html_post(text, rd):
     return "".join(out)
 
 
-BREAK_AFTER = "./-:="
+BREAK_AFTER = "./-:=+"
 
 
 def texttt_breaks(text, minlen=12):
-    """Break points (\\allowbreak) after . / - : = inside every long
+    """Break points (\\allowbreak) after . / - : = + inside every long
     \\texttt{...} pandoc wrote for inline code, so that identifiers and check
     ids wrap in narrow table cells instead of running into the margin (the
     underscore breaks by itself, book/header.tex)."""

@@ -12,6 +12,7 @@ import unittest
 from harness.base import evidence
 from harness.stages.book import hardening, mutation
 from harness.stages.book.md import code, esc
+from harness.stages.book.output import texttt_breaks
 
 RUN = {"started": "2026-12-04T01:00:00+00:00", "wall_s": 1234, "generated": 163,
        "selected": 40, "scope": "the first 40 in file order", "accel": "tcg",
@@ -57,6 +58,23 @@ class MutationSectionTest(unittest.TestCase):
         self.assertIn("`make mutants MUTANTS=random`", md)
         self.assertIn("`make mutants MUTANTS=jitter`", md)
         self.assertEqual(notes, [])  # named in the text, not a build failure
+
+    def test_survivor_code_is_inline_code_that_breaks(self):
+        """A survivor's description gives its code as inline code, which
+        the PDF can break: the first jitter sitting's survivors were long
+        words of text with literal backticks (0x67452301efcdab89ULL+1),
+        and ran 54 bp into the margin."""
+        what = "`0x67452301efcdab89ULL` -> `0x67452301efcdab89ULL+1`"
+        self.assertEqual(mutation.what_md(what, esc, code),
+                         f"{code('0x67452301efcdab89ULL')}{esc(' -> ')}"
+                         f"{code('0x67452301efcdab89ULL+1')}")
+        self.assertEqual(mutation.what_md("a ` b", esc, code), esc("a ` b"))
+        res = [dict(RUN["results"][0], what=what)]
+        md, _ = self.render({"schema": 1, "parts": {"drbg": dict(RUN, results=res)}})
+        self.assertIn("`0x67452301efcdab89ULL+1`", md)
+        self.assertNotIn("\\`", md)
+        tex = texttt_breaks(r"\texttt{0x67452301efcdab89ULL+1}")
+        self.assertEqual(tex, r"\texttt{0x67452301efcdab89ULL+\allowbreak{}1}")
 
     def test_reruns_are_named(self):
         run = dict(RUN, reruns=[{"started": "t2", "variant": "test", "wall_s": 300,
