@@ -29,6 +29,13 @@ from . import config, files
 COMMON = ("tangled/patches", "conformance/guest", "conformance/kconfig",
           "conformance/kmemleak-allowlist.txt", "harness/judges",
           "harness/stages/plan.py")
+# The host judge of the mutants of the Jitter RNG's core
+# (kmutants_host.py): its tests, their driver and what it is built from.
+HOST_JUDGE = ("tests/judges/jitter_driver.py", "tests/judges/test_jitter.py",
+              "tests/judges/test_jitter_health.py", "tests/judges/test_jitter_lag.py",
+              "conformance/jitter", "conformance/entropy/sha3.c",
+              "conformance/entropy/sha3.h", "conformance/entropy/zalloc.c",
+              "conformance/entropy/zalloc.h")
 RECORDS = {
     "stress": {"build": "build/stress/report.json", "make": "make stress",
                "inputs": COMMON + ("harness/stages/stress.py",)},
@@ -37,7 +44,10 @@ RECORDS = {
              "inputs": COMMON + ("harness/stages/conform.py",)},
     "mutants": {"build": "build/mutants/series.json", "make": "make mutants",
                 "inputs": COMMON + ("harness/stages/kmutants.py",
-                                    "harness/stages/kmutants_schema.py")},
+                                    "harness/stages/kmutants_schema.py",
+                                    "harness/stages/kmutants_run.py",
+                                    "harness/stages/kmutants_host.py")
+                + HOST_JUDGE},
 }
 DIR = "evidence"
 MANIFEST = os.path.join(DIR, "manifest.json")

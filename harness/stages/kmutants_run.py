@@ -29,8 +29,11 @@ import signal
 import subprocess
 import time
 
-from ..base import config, evidence, files, guest, kbuild, kcache, qemu
+from ..base import config, evidence, files, guest, kbuild, kcache, qemu, records
+from ..base.checks import Check
+from ..judges import figures
 from . import conform, kmutants
+from . import kmutants_host as host
 from . import kmutants_report as report
 from . import kmutants_schema as schema
 from .plan import BOOTS as PLAN
@@ -41,9 +44,15 @@ from .plan import BOOTS as PLAN
 BOOTS = {
     "drbg": ["drbg", "fips-drbg", "jitter-absent"],
     "random": ["main", "drbg"],
-    "jitter": ["jitter", "jitter-absent", "jitter-intermittent-fips",
+    "jitter": ["jitter", "main", "jitter-absent", "jitter-intermittent-fips",
                "jitter-permanent-fips", "jitter-startup-fips", "drbg"],
 }
+# Boots whose guest records one read of the Jitter RNG with every time
+# stamp it took (jent_testhook_record_run): make conform replays it once,
+# for the figures (conform.figure_checks); here it is a check of the boot,
+# so that a mutant whose output the model cannot recompute from the
+# kernel's own time stamps is killed.  No record is a failure too.
+REPLAYED = ("main",)
 # --variant debug (KASAN, lockdep, PROVE_RCU, kmemleak): the stronger and
 # slower boots, for survivors of the test kernel's.
 DEBUG_BOOTS = {"drbg": ["debug-drbg"], "random": ["debug-main", "debug-drbg"],
@@ -56,6 +65,24 @@ MODULES_BOOTS = {"drbg": ["modules"], "jitter": ["modules"], "random": []}
 
 def boots_of(part, variant):
     return {"debug": DEBUG_BOOTS, "modules": MODULES_BOOTS}.get(variant, BOOTS)[part]
+
+
+# The host judge (kmutants_host.py) runs first on a mutant of a file it
+# judges: a mutant of the core that the boots let through is killed there
+# in about 10 s, where the boots take about 20 s.  It does not depend on
+# the kernel, so it runs with the test kernel's boots only.
+HOST_TIMEOUT = 600
+
+
+def host_judged(part, variant):
+    """The files of part the host judge tests, on this variant."""
+    return [p for p in kmutants.PARTS[part] if host.judged(p)] if variant == "test" else []
+
+
+def judges_of(part, variant):
+    """The names of the host judges and boots of part, in their order."""
+    return [host.judged(p)["name"] for p in host_judged(part, variant)] + \
+        boots_of(part, variant)
 
 
 def schema_holds(variant):
@@ -196,13 +223,31 @@ def fit_schema(comp, mutants):
     return held, [m for m in dropped if m not in back]
 
 
-class Booter:
-    """The covering boots of one part on the kernel just built."""
+def replay_checks(info):
+    """The replay of a boot's recorded Jitter RNG read, as failed or
+    passed checks (a boot that recorded nothing fails)."""
+    recs = records.read(config.top(info["results_log"]))
+    _, _, checks = figures.guest_replay(recs)
+    return [Check.failed(c.id, c.title, c.reason, origin="host") if c.status == "skip"
+            else c for c in checks]
 
-    def __init__(self, part, args, src, image, init):
+
+class Booter:
+    """The covering boots of one part on the kernel just built, and the
+    host judge of a file the host tests compile (kmutants_host.py)."""
+
+    def __init__(self, part, args, src, image, init, texts):
         self.part, self.args, self.src, self.image, self.init = part, args, src, image, init
+        self.texts = texts
         self.out = os.path.join(report.OUT, part)
         self.timeouts = {}
+
+    def host(self, path, m):
+        """(status, failed test ids, seconds) of the host judge of path on
+        mutant m (None: the series)."""
+        name = host.judged(path)["name"]
+        return host.judge(self.part, path, m, self.texts, self.out,
+                          self.timeouts.get(name, HOST_TIMEOUT))
 
     def boot(self, name, n):
         """(status, failed check ids, seconds) of one boot with mutant=n."""
@@ -216,6 +261,8 @@ class Booter:
             # reports it as a failed check of the boot, and so does this.
             why = f"harness-error.{name}: {type(e).__name__}: {e}"[:200]
             return "killed", [why], round(time.time() - t0, 1)
+        if name in REPLAYED and info["outcome"] != "hung":
+            checks += replay_checks(info)
         failed = [c.id for c in checks if c.status == "fail"]
         status = "timeout" if info["outcome"] == "hung" and spec["expect"] != "hung" \
             else "killed" if failed else "passed"
@@ -223,6 +270,16 @@ class Booter:
 
     def baseline(self):
         """Every boot with mutant=0: all must pass; sets the timeouts."""
+        for path in host_judged(self.part, self.args.variant):
+            name = host.judged(path)["name"]
+            status, failed, secs = self.host(path, None)
+            if status != "passed":
+                config.die("mutants", f"the host judge {name} fails on the series "
+                           f"({status}: {', '.join(failed) or 'no test failed'}): "
+                           "fix that first, or every mutant would be killed")
+            self.timeouts[name] = int(2 * secs + 30)
+            say(f"baseline {name}: passed in {secs} s (timeout per mutant "
+                f"{self.timeouts[name]} s)")
         for name in boots_of(self.part, self.args.variant):
             status, failed, secs = self.boot(name, 0)
             if status != "passed":
@@ -233,11 +290,16 @@ class Booter:
             say(f"baseline {name}: passed in {secs} s (timeout per mutant "
                 f"{self.timeouts[name]} s)")
 
-    def judge(self, m):
-        """The covering boots with mutant m, until one kills it."""
+    def judge(self, m, hosted=True, booted=True):
+        """The host judge of m's file (hosted) and the covering boots
+        (booted) with mutant m, in that order, until one kills it."""
         t0, boots = time.time(), []
-        for name in boots_of(self.part, self.args.variant):
-            status, failed, secs = self.boot(name, m["n"])
+        runs = [(name, lambda name=name: self.boot(name, m["n"]))
+                for name in boots_of(self.part, self.args.variant) if booted]
+        if hosted and m["file"] in host_judged(self.part, self.args.variant):
+            runs.insert(0, (host.judged(m["file"])["name"], lambda: self.host(m["file"], m)))
+        for name, run in runs:
+            status, failed, secs = run()
             boots.append({"boot": name, "status": status, "seconds": secs})
             if status != "passed":
                 return {"status": status, "boot": name, "failed": failed,
@@ -271,11 +333,12 @@ def out_of_time(args):
     return args.stop
 
 
-def run_schema(part, args, src, held, init):
+def run_schema(part, args, src, held, init, texts):
     """Build the schema of held and judge each mutant of it, while there
     is time."""
     b = kbuild.build(args.variant)
-    booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
+    booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init,
+                    texts)
     booter.baseline()
     out = []
     for i, m in enumerate(held, 1):
@@ -323,12 +386,20 @@ def run_alone(part, args, src, comp, m, init, timeouts):
         return not_run(m, "the schema cannot hold it, and --no-alone was given", "alone")
     if out_of_time(args):
         return not_run(m, args.stop, "alone")
-    comp.attempt([m], const=m["n"])
-    b = kbuild.build(args.variant)
-    booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
+    booter = Booter(part, args, src, None, init, comp.texts)
     booter.timeouts = timeouts
     try:
-        return record(m, booter.judge(m), "alone")
+        # the host judge needs no kernel: a mutant it kills is not built
+        first = booter.judge(m, booted=False)
+        if first["status"] != "survived":
+            return record(m, first, "alone")
+        comp.attempt([m], const=m["n"])
+        b = kbuild.build(args.variant)
+        booter.image = os.path.join(b, "arch/x86/boot/bzImage")
+        v = booter.judge(m, hosted=False)
+        v["boots"] = first["boots"] + v["boots"]
+        v["seconds"] = round(first["seconds"] + v["seconds"], 1)
+        return record(m, v, "alone")
     except KeyboardInterrupt:
         qemu.stop_all()
         args.stop = "the run was interrupted"
@@ -342,7 +413,8 @@ def baseline_alone(part, args, src, texts, init):
         with open(os.path.join(src, p), "w") as f:
             f.write(texts[p][1])
     b = kbuild.build(args.variant)
-    booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init)
+    booter = Booter(part, args, src, os.path.join(b, "arch/x86/boot/bzImage"), init,
+                    texts)
     booter.baseline()
     return booter.timeouts
 
@@ -416,7 +488,7 @@ def judge_part(part, args, texts, sel):
         timeouts = {}
         if held:
             write_schemata(src, part, texts, held)
-            rs, timeouts = run_schema(part, args, src, held, init)
+            rs, timeouts = run_schema(part, args, src, held, init, texts)
             results += rs
         elif len(failed) < len(dropped):
             timeouts = baseline_alone(part, args, src, texts, init)
@@ -439,11 +511,11 @@ def run_part(part, args, texts):
         say(f"{part}: no mutant selected")
         return None
     say(f"{part}: {len(sel)} of {len(muts)} mutants ({scope}); boots "
-        f"{', '.join(boots_of(part, args.variant))}")
+        f"{', '.join(judges_of(part, args.variant))}")
     results, timeouts = judge_part(part, args, texts, sel)
     stale = report.settle(results, report.equivalents())
     run = {"started": started, "wall_s": round(time.time() - t0), "generated": len(muts),
-           "selected": len(sel), "scope": scope, "boots": boots_of(part, args.variant),
+           "selected": len(sel), "scope": scope, "boots": judges_of(part, args.variant),
            "variant": args.variant, "inputs": inputs,
            "timeouts": timeouts, "accel": args.accel,
            "files": report.per_file(results, added), "results": results,

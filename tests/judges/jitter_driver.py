@@ -20,7 +20,9 @@ from harness.judges.jitter_replay import timer_lines  # the figures' encoder
 
 JDIR = config.top("conformance/jitter")
 EDIR = config.top("conformance/entropy")     # sha3.c and zalloc.c, shared with the collectors
-TANGLED = config.top("tangled")
+# The core's directory: tangled/, or the directory make mutants puts a
+# mutant of the core in (harness/stages/kmutants_host.py).
+TANGLED = os.environ.get("JENT_CORE_DIR") or config.top("tangled")
 
 M64 = model.M64
 BUILD = {}          # arch -> path of the driver, or None when it cannot be built

@@ -41,7 +41,7 @@ class FakeBoots:
 
 def booter(fake):
     b = runner.Booter("drbg", types.SimpleNamespace(accel="tcg", variant="test"), "/src",
-                      "img", "init")
+                      "img", "init", {})
     return b, mock.patch.object(runner.conform, "run_boot", fake)
 
 
@@ -96,6 +96,117 @@ class BooterTest(unittest.TestCase):
         self.assertTrue(s["append"].endswith(" mutant=17"))
         self.assertEqual(s["timeout"], 99)
         self.assertIn("kunit.filter_glob=drbg*", s["append"])
+
+
+class HostJudgeTest(unittest.TestCase):
+    """A mutant of the Jitter RNG's core meets the host judge first
+    (kmutants_host.py), on the test kernel only; a kill there spares the
+    boots, and a build of its own is not even built."""
+
+    CORE, GLUE = "crypto/jitterentropy.c", "crypto/jitterentropy-kcapi.c"
+
+    def setUp(self):
+        replay = mock.patch.object(runner, "replay_checks", return_value=[])
+        replay.start()
+        self.addCleanup(replay.stop)
+
+    def booter(self, verdicts, variant="test"):
+        calls = []
+
+        def judge(part, path, m, texts, out, timeout):
+            calls.append((path, m and m["n"], timeout))
+            return verdicts.get(m and m["n"], ("passed", [], 1.0))
+        b = runner.Booter("jitter", types.SimpleNamespace(accel="tcg", variant=variant),
+                          "/src", "img", "init", {})
+        return b, calls, mock.patch.object(runner.host, "judge", judge)
+
+    def test_host_kill_spares_the_boots(self):
+        b, calls, patch = self.booter({7: ("killed", ["host.test_jitter.T.t"], 9.0)})
+        fake = FakeBoots()
+        with patch, mock.patch.object(runner.conform, "run_boot", fake):
+            v = b.judge(mutant(7, self.CORE))
+        self.assertEqual((v["status"], v["boot"], v["failed"]),
+                         ("killed", "host-core", ["host.test_jitter.T.t"]))
+        self.assertEqual(fake.seen, [])
+        self.assertEqual([c[:2] for c in calls], [(self.CORE, 7)])
+
+    def test_host_survivor_meets_every_boot_after_it(self):
+        b, calls, patch = self.booter({})
+        fake = FakeBoots()
+        with patch, mock.patch.object(runner.conform, "run_boot", fake):
+            v = b.judge(mutant(8, self.CORE))
+        self.assertEqual(v["status"], "survived")
+        self.assertEqual([x["boot"] for x in v["boots"]],
+                         ["host-core"] + runner.BOOTS["jitter"])
+        self.assertEqual(runner.judges_of("jitter", "test"),
+                         ["host-core"] + runner.BOOTS["jitter"])
+
+    def test_glue_and_stronger_kernels_have_no_host_judge(self):
+        for path, variant in ((self.GLUE, "test"), (self.CORE, "debug")):
+            b, calls, patch = self.booter({}, variant)
+            with patch, mock.patch.object(runner.conform, "run_boot", FakeBoots()):
+                b.judge(mutant(9, path))
+            self.assertEqual(calls, [], (path, variant))
+        self.assertEqual(runner.judges_of("jitter", "debug"), runner.DEBUG_BOOTS["jitter"])
+
+    def test_baseline_runs_the_host_judge_on_the_series(self):
+        b, calls, patch = self.booter({})
+        with patch, mock.patch.object(runner.conform, "run_boot", FakeBoots()):
+            b.baseline()
+        self.assertEqual(calls[0], (self.CORE, None, runner.HOST_TIMEOUT))
+        self.assertEqual(b.timeouts["host-core"], 32)
+        b, _, patch = self.booter({None: ("killed", ["host.test_jitter.T.t"], 1.0)})
+        with patch, self.assertRaises(SystemExit) as e:
+            b.baseline()
+        self.assertIn("host judge host-core fails on the series", str(e.exception))
+
+    def test_alone_mutant_killed_on_the_host_is_not_built(self):
+        b, calls, patch = self.booter({3: ("killed", ["host.x"], 2.0)})
+        comp = types.SimpleNamespace(texts={}, attempt=mock.Mock())
+        args = types.SimpleNamespace(variant="test", accel="tcg", no_alone=False,
+                                     stop=None, minutes=0, t0=0)
+        with patch, mock.patch.object(runner.kbuild, "build") as build:
+            r = runner.run_alone("jitter", args, "/src", comp, mutant(3, self.CORE),
+                                 "init", {})
+        self.assertEqual((r["status"], r["build"]), ("killed", "alone"))
+        build.assert_not_called()
+        comp.attempt.assert_not_called()
+
+
+class ReplayTest(unittest.TestCase):
+    """The main boot's recorded Jitter RNG read is replayed by the model
+    as a check of the boot: a mutant whose output the model cannot
+    recompute from the kernel's time stamps is killed, and so is one that
+    leaves no record."""
+
+    def test_no_record_is_a_failure(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
+            f.write('{"type": "env"}\n')
+            f.flush()
+            checks = runner.replay_checks({"results_log": f.name})
+        self.assertEqual([(c.id, c.status) for c in checks],
+                         [("jitter.replay.guest", "fail")])
+        self.assertIn("0 jitter-record lines", checks[0].reason)
+
+    def test_a_replay_that_differs_kills_in_main_only(self):
+        seen = []
+
+        def replay(recs):
+            seen.append(recs)
+            return None, None, [Check.failed("jitter.replay.guest", "t",
+                                             "the model's output differs")]
+        b = runner.Booter("jitter", types.SimpleNamespace(accel="tcg", variant="test"),
+                          "/src", "img", "init", {})
+
+        def boot(spec, *a):
+            return {"outcome": "end", "results_log": os.devnull}, []
+        with mock.patch.object(runner.conform, "run_boot", boot), \
+                mock.patch.object(runner.figures, "guest_replay", replay):
+            self.assertEqual(b.boot("jitter", 4)[0], "passed")
+            self.assertEqual(seen, [])
+            status, failed, _ = b.boot("main", 4)
+        self.assertEqual((status, failed), ("killed", ["jitter.replay.guest"]))
+        self.assertIn("main", runner.BOOTS["jitter"])
 
 
 class FakeCompiler:
@@ -191,8 +302,8 @@ class ModulesVariantTest(unittest.TestCase):
         attempts, builds = [], []
 
         class Comp:
-            def __init__(self, *a):
-                pass
+            def __init__(self, src, build, part, texts):
+                self.texts = texts
 
             def attempt(self, muts, const=None):
                 attempts.append(([m["n"] for m in muts], const))
