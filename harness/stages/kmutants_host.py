@@ -33,6 +33,7 @@ from . import kmutants_schema as schema
 JUDGES = {
     "crypto/jitterentropy.c": {
         "name": "host-core",
+        # cheapest first: test_jitter takes about 4 s, _health 2 s, _lag 8 s
         "modules": ["tests.judges.test_jitter", "tests.judges.test_jitter_health",
                     "tests.judges.test_jitter_lag"],
         # what else the tests read from the core's directory, as the
@@ -75,10 +76,12 @@ def test_id(test, where):
 
 def run_tests(path, d, timeout):
     """(status, failed test ids, seconds) of the judge's modules on the
-    core in d: passed, killed (a test failed) or timeout (killed as a
-    hang, with every process the tests started)."""
+    core in d: passed, killed (a test failed; the first failure ends the
+    run) or timeout (killed as a hang, with every process the tests
+    started)."""
     env = dict(os.environ, JENT_CORE_DIR=d, TMPDIR=d)
-    cmd = [sys.executable, "-m", "unittest"] + JUDGES[path]["modules"]
+    # -f: the first failure ends the run, as the first failed boot does
+    cmd = [sys.executable, "-m", "unittest", "-f"] + JUDGES[path]["modules"]
     t0 = time.time()
     p = subprocess.Popen(cmd, cwd=config.TOP, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, start_new_session=True)

@@ -131,6 +131,31 @@ class LagTest(unittest.TestCase):
                                        [h.lag_best, h.lag_run, h.lag_count, h.lag_seen]))
         self.assertEqual(h.lag_seen, 140000 - model.LAG_WINDOW)
 
+    def test_count_cutoffs_to_the_delta(self):
+        """A stream the lag predictor guesses right more often than the
+        count cutoffs allow, but never 47 times in a row: stretches of
+        40 deltas of period 2, each followed by 4 unlike ones.  Fed one
+        window less one delta, the count passes 66,621 and then 67,121,
+        and the C core's verdict on every delta (the number of healthy,
+        intermittent and permanent ones) equals the model's: a count
+        cutoff of the C one away from its formula is seen to the delta.
+        The run, the RCT and the APT stay below their cutoffs."""
+        rnd = random.Random(66621)
+        deltas = []
+        for _ in range(50):
+            deltas += [1000, 1500] * 20 + [rnd.randrange(2000, 9000) for _ in range(4)]
+        n = model.LAG_WINDOW - 1
+        _, h = self.hfeed(n, deltas)
+        self.assertGreater(h.lag_count, model.LAG_COUNT_CUT_PERM)
+        g, runs, others = model.Health(), [], []
+        for i in range(n):
+            g.insert(deltas[i % len(deltas)])
+            runs.append(g.lag_run)
+            others.append((g.rct_run, g.apt_count))
+        self.assertLess(max(runs), model.LAG_RUN_CUT)
+        self.assertLess(max(r for r, _ in others), model.RCT_CUT)
+        self.assertLess(max(a for _, a in others), model.APT_CUT)
+
     def test_permanent_run_cutoff(self):
         """Fed without interruption (no priming measurement between reads),
         a period-3 stream reaches the permanent run cutoff of 77."""
