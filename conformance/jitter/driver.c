@@ -91,6 +91,34 @@ static void hfeed(void)
 	printf("\n");
 }
 
+/*
+ * What a read left on the stack: called right after the read, from the
+ * frame that called it, this function's array lies where the read's dead
+ * frames were (the core is built with -O0), and is read as it was left.
+ * Returns a bit per word of want[] found at any byte offset in it (x86 is
+ * little-endian).
+ */
+#pragma GCC diagnostic push	/* reading what is left is the point */
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+static __attribute__((noinline)) unsigned int stack_scan(const u64 *want,
+							 unsigned int n)
+{
+	volatile unsigned char probe[1 << 14];
+	unsigned int off, i, k, found = 0;
+	u64 v;
+
+	for (off = 0; off + 8 <= sizeof(probe); off++) {
+		for (v = 0, k = 0; k < 8; k++)
+			v |= (u64)probe[off + k] << (8 * k);
+		for (i = 0; i < n; i++)
+			if (v == want[i])
+				found |= 1U << i;
+	}
+	return found;
+}
+#pragma GCC diagnostic pop
+
 int main(void)
 {
 	static char line[1 << 20];
@@ -165,6 +193,21 @@ int main(void)
 			printf("read %d ", ret);
 			hex(buf, len);
 			printf(" guard=%02x\n", buf[len]);
+			free(buf);
+		} else if (!strcmp(tok, "readscan")) {
+			/* readscan LEN W...: read, then look for the words */
+			unsigned int len = strtoul(strtok(NULL, " \n"), NULL, 0);
+			unsigned char *buf = malloc(len + 1);
+			u64 want[16];
+			unsigned int n = 0, found;
+			char *w;
+			int ret;
+
+			while (n < 16 && (w = strtok(NULL, " \n")))
+				want[n++] = strtoull(w, NULL, 0);
+			ret = jent_read_entropy(ec, buf, len);
+			found = stack_scan(want, n);
+			printf("readscan %d found=%x\n", ret, found);
 			free(buf);
 		} else if (!strcmp(tok, "state")) {
 			print_state(ec);

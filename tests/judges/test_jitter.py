@@ -433,6 +433,28 @@ def output_entropy(n_in, n_out, nw, h_in):
     return -max(psi, omega).ln() / two.ln()
 
 
+class ZeroisationTest(unittest.TestCase):
+    """What a read leaves behind on the stack: jent_gen_block() hashes the
+    chain value and seven pool words from a stack buffer, then clears the
+    buffer and its last word.  The driver's readscan reads, and then looks
+    through the stack where the read's frames were (the core is built at
+    -O0) for the seven words the model says the block was made of."""
+
+    def test_a_read_leaves_no_pool_word_on_the_stack(self):
+        for seed in range(25, 28):
+            with self.subTest(seed=seed):
+                t0, segs = jittery(seed)
+                m = model.Collector(model.Timer(t0, segs))
+                m.measure()
+                words = [m.word()[1] for _ in range(model.BLOCK_WORDS)]
+                out = drive(self, timer_lines(t0, segs) +
+                            ["trace 0", "new 1 0",
+                             "readscan 32 " + " ".join(map(str, words))])
+                # found= is a bit per word: with the buffer left as it
+                # was, 7f; with the last word not cleared, 40
+                self.assertEqual(out[-1], "readscan 0 found=0")
+
+
 class ReadTest(unittest.TestCase):
     """n-byte reads: whole blocks, the last one truncated."""
 
@@ -456,6 +478,12 @@ class ReadTest(unittest.TestCase):
 
     def test_oversampling(self):
         compare_read(self, *jittery(19), [40], osr=3)
+
+    def test_oversampling_rate_zero_is_one(self):
+        """An instance asked for with osr 0 gets the default of 1: its
+        reads and its state are those of osr 1, in the C and the model."""
+        _, ec = compare_read(self, *jittery(20), [40], osr=0)
+        self.assertEqual(ec.osr, 1)
 
     def test_reads_match_model_i386(self):
         for seed in range(3):

@@ -153,6 +153,19 @@ class HealthTest(unittest.TestCase):
         _, ec = compare_read(self, t0, segs, [32])
         self.assertEqual((ec.data, ec.block, ec.health.rct_run), (0, bytes(32), 31))
 
+    def test_failure_after_good_reads_clears_the_chain(self):
+        """The clock stops after some good reads: the failed read resets
+        the pool and the chain value the good ones left (the C state
+        after every read equals the model's).  When the first block fails,
+        as in the test above, the chain value is still all zero and a
+        reset that forgot it could not be seen."""
+        t0, segs = self._stopped_clock_after(24, 12000)
+        res, ec = compare_read(self, t0, segs, [32] * 4)
+        codes = [r for r, _ in res]
+        self.assertEqual(codes[0], 0)
+        self.assertIn(-2, codes)
+        self.assertEqual((ec.data, ec.block), (0, bytes(32)))
+
     def test_rct_permanent_failure(self):
         """The clock stays stopped: each read fails again at once (the run
         goes on), until the 61st equal delta makes it permanent; from then
@@ -253,6 +266,89 @@ class StartupTest(unittest.TestCase):
         code, _ = self.run_startup(*jittery(511), arch="32")
         self.assertEqual(code, 0)
 
+    # Each verdict at its threshold: one timer on each side of it, built
+    # from the model's counts, so that a threshold of the C one away from
+    # the book's is seen (the C's code and counts must equal the model's).
+
+    def nonmult(self, rnd):
+        """A plausible delta that is not a multiple of 100."""
+        while True:
+            x = rnd.randrange(401, 1400)
+            if x % 100:
+                return x
+
+    def with_mod100(self, k, seed=918):
+        """Jittery deltas, k of the 1024 counted ones multiples of 100."""
+        rnd = random.Random(seed)
+        d = [self.nonmult(rnd) for _ in range(self.N)]
+        for j in rnd.sample(range(model.WARMUP, self.N), k):
+            d[j] = 100 * rnd.randrange(2, 14)
+        return d
+
+    def test_coarse_timer_threshold(self):
+        """918 of 1024 counted deltas multiples of 100 (1024 / 10 * 9)
+        pass; 919 fail with JENT_ECOARSETIME."""
+        for k, want in ((918, 0), (919, model.ECOARSETIME)):
+            code, s = self.run_startup(*self.deltas_timer(self.with_mod100(k)))
+            self.assertEqual((code, s["mod100"]), (want, k))
+
+    def with_changes(self, v, seed=102):
+        """Counted deltas in runs: v of the 1023 after the first differ
+        from the delta before them."""
+        rnd = random.Random(seed)
+        d = [self.nonmult(rnd) for _ in range(model.WARMUP)]
+        bounds = {round(model.SAMPLES * (i + 1) / (v + 1)) for i in range(v)}
+        cur = self.nonmult(rnd)
+        for j in range(model.SAMPLES):
+            while j in bounds and d[-1] == cur:
+                cur = self.nonmult(rnd)
+            d.append(cur)
+        return d
+
+    def test_variation_threshold(self):
+        """101 changes among the counted deltas fail with
+        JENT_EMINVARIATION (fewer than 1024 / 10); 102 pass that check
+        and meet the next, the stuck one (the runs are stuck)."""
+        for v, want in ((101, model.EMINVARIATION), (102, model.ESTUCK)):
+            code, s = self.run_startup(*self.deltas_timer(self.with_changes(v)))
+            self.assertEqual((code, s["varied"]), (want, v))
+
+    def with_progression(self, n, seed=919):
+        """Jittery deltas, the first n counted ones in a straight line
+        (step 3: every one stuck by its third difference)."""
+        rnd = random.Random(seed)
+        d = [self.nonmult(rnd) for _ in range(self.N)]
+        for j in range(n):
+            d[model.WARMUP + j] = 1001 + 3 * j
+        return d
+
+    def test_stuck_threshold(self):
+        """918 stuck of 1024 counted pass (1024 / 10 * 9); 919 fail with
+        JENT_ESTUCK.  The line's length that makes each is the model's."""
+        lengths = {}
+        for n in range(900, 940):
+            _, s, _ = model.startup(model.Timer(*self.deltas_timer(
+                self.with_progression(n))))
+            lengths.setdefault(s["stuck"], n)
+        for stuck, want in ((918, 0), (919, model.ESTUCK)):
+            self.assertIn(stuck, lengths)
+            code, s = self.run_startup(*self.deltas_timer(
+                self.with_progression(lengths[stuck])))
+            self.assertEqual((code, s["stuck"]), (want, stuck))
+
+    def test_enotime_at_the_priming_measurement(self):
+        """Only the priming measurement's time stamp is 0 (the timer
+        wraps there): JENT_ENOTIME all the same."""
+        d = self.with_mod100(0)
+        code, _ = self.run_startup(*self.deltas_timer(d, t0=model.M64 - 1))
+        self.assertEqual(code, model.ENOTIME)
+
+    def test_smallest_delta_of_a_timer_going_back(self):
+        """A timer that goes back by 1 at every measurement: every delta
+        is 2^64 - 1, and so is the smallest one reported."""
+        code, s = self.run_startup(*self.deltas_timer([model.M64] * self.N, t0=1 << 40))
+        self.assertEqual((code, s["dmin"]), (model.ENOMONOTONIC, model.M64))
+
     def test_enotime(self):
         self.assertEqual(self.run_startup(0, [("const", 0)])[0], model.ENOTIME)
 
@@ -290,6 +386,14 @@ class StartupTest(unittest.TestCase):
         d = [777] * self.N
         d[-1] = 778
         self.assertEqual(self.run_startup(*self.deltas_timer(d))[0], model.EMINVARVAR)
+
+    def test_eminvarvar_threshold(self):
+        """The deltas change by 2 in all: not JENT_EMINVARVAR (a sum of at
+        most 1), but the next check, JENT_EMINVARIATION (one change)."""
+        d = [777] * self.N
+        d[-1] = 779
+        code, s = self.run_startup(*self.deltas_timer(d))
+        self.assertEqual((code, s["dsum"]), (model.EMINVARIATION, 2))
 
     def test_eminvariation(self):
         d = [1000 + 37 * (i // 20) for i in range(self.N)]

@@ -156,6 +156,23 @@ class LagTest(unittest.TestCase):
         self.assertLess(max(r for r, _ in others), model.RCT_CUT)
         self.assertLess(max(a for _, a in others), model.APT_CUT)
 
+    def test_a_new_window_starts_from_nothing(self):
+        """Across the end of a window, on streams whose first guesses in
+        the new window are right (constant deltas, for lag 1 and every
+        other lag; period 2, for lag 2 only): the C core's counters equal
+        the model's, so a window starts with no run and with lag 1 as its
+        guess, not with what the last window left (the random stream of
+        test_counters_match_model_across_a_window breaks both at its
+        first wrong guess, and cannot tell)."""
+        for deltas in ([1000], [1000, 1500]):
+            with self.subTest(deltas=deltas):
+                lag, h = self.hfeed(model.LAG_WINDOW + 20, deltas)
+                self.assertEqual(lag, ",".join(str(x) for x in h.lag_hist + h.lag_score +
+                                               [h.lag_best, h.lag_run, h.lag_count,
+                                                h.lag_seen]))
+                self.assertEqual(h.lag_seen, 20)
+                self.assertEqual(h.lag_count, 12 if len(deltas) == 1 else 11)
+
     def test_permanent_run_cutoff(self):
         """Fed without interruption (no priming measurement between reads),
         a period-3 stream reaches the permanent run cutoff of 77."""
