@@ -12,7 +12,8 @@ boots of the part (BOOTS, cheapest first) run once with mutant=0, which
 must pass: they are the baseline and give each boot its timeout (twice
 its baseline time and 30 s more; a boot that does not end by then kills
 its mutant as a hang).  Then per mutant the boots run with
-mutant=N until one fails.  A mutant dropped from the schema gets a build
+mutant=N until one fails.  A mutant of a file the host tests compile
+(the Jitter RNG's core) meets its host judge first (kmutants_host.py).  A mutant dropped from the schema gets a build
 of its own, with N fixed at compile time; if that does not compile it is
 build-failed, not a mutant.
 
@@ -44,9 +45,23 @@ from .plan import BOOTS as PLAN
 BOOTS = {
     "drbg": ["drbg", "fips-drbg", "jitter-absent"],
     "random": ["main", "drbg"],
-    "jitter": ["jitter", "main", "jitter-absent", "jitter-intermittent-fips",
-               "jitter-permanent-fips", "jitter-startup-fips", "drbg"],
+    "jitter": ["jitter", "main", "jitter-raw", "jitter-absent",
+               "jitter-intermittent-fips", "jitter-permanent-fips", "jitter-startup-fips",
+               "drbg"],
 }
+# Boots of the mutants' own, not in make conform's plan.  jitter-raw reads
+# the raw noise test interface (CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE),
+# which make entropy reads a million samples through in a stage of its
+# own: 2000 consecutive samples and 2 restarts of 100 here, so that a
+# mutant that stops the core handing its raw samples over is killed.  Its
+# "checks" must be reported: a boot that ends without them fails.
+OWN_BOOTS = [
+    {"name": "jitter-raw", "mode": "entropy", "timeout": 300, "expect": "end",
+     "append": "kunit.enable=0 conform.entropy_samples=2000 conform.entropy_restarts=2 "
+               "conform.entropy_len=100", "kunit": False,
+     "checks": ["guest.entropy.raw"],
+     "title": "the Jitter RNG's raw noise interface: 2000 samples, 2 restarts of 100"},
+]
 # Boots whose guest records one read of the Jitter RNG with every time
 # stamp it took (jent_testhook_record_run): make conform replays it once,
 # for the figures (conform.figure_checks); here it is a check of the boot,
@@ -68,9 +83,9 @@ def boots_of(part, variant):
 
 
 # The host judge (kmutants_host.py) runs first on a mutant of a file it
-# judges: a mutant of the core that the boots let through is killed there
-# in about 10 s, where the boots take about 20 s.  It does not depend on
-# the kernel, so it runs with the test kernel's boots only.
+# judges: it kills most mutants of the Jitter RNG's core in 0.5 to 4 s,
+# where the boots take about 30 s to let them through.  It does not depend
+# on the kernel, so it runs with the test kernel's boots only.
 HOST_TIMEOUT = 600
 
 
@@ -99,7 +114,7 @@ def say(msg):
 
 
 def spec_of(name, n, timeout=None):
-    spec = dict(next(b for b in PLAN if b["name"] == name))
+    spec = dict(next(b for b in PLAN + OWN_BOOTS if b["name"] == name))
     spec["append"] = f"{spec['append']} mutant={n}".strip()
     spec.pop("solo", None)
     if timeout:
@@ -263,6 +278,11 @@ class Booter:
             return "killed", [why], round(time.time() - t0, 1)
         if name in REPLAYED and info["outcome"] != "hung":
             checks += replay_checks(info)
+        seen = {c.id for c in checks}
+        checks += [Check.failed(f"boot.{name}.missing.{cid}", f"{cid} reported",
+                                f"the boot ended without reporting {cid}", origin="harness")
+                   for cid in spec.get("checks", ()) if cid not in seen
+                   and info["outcome"] != "hung"]
         failed = [c.id for c in checks if c.status == "fail"]
         status = "timeout" if info["outcome"] == "hung" and spec["expect"] != "hung" \
             else "killed" if failed else "passed"

@@ -26,14 +26,17 @@ def mutant(n, path="crypto/drbg.c", mid=None):
 class FakeBoots:
     """run_boot() that fails the boots named in fails[n] (or hangs)."""
 
-    def __init__(self, fails=None, hangs=None):
+    def __init__(self, fails=None, hangs=None, silent=()):
         self.fails, self.hangs, self.seen = fails or {}, hangs or {}, []
+        self.silent = silent        # mutants whose boots report no check of their own
 
     def __call__(self, spec, accel, image, init, src, out):
         n = int(spec["append"].split("mutant=")[1].split()[0])
         self.seen.append((spec["name"], n, spec["timeout"]))
         outcome = "hung" if spec["name"] in self.hangs.get(n, ()) else spec["expect"]
         checks = [Check.passed(f"boot.{spec['name']}", "ok")]
+        checks += [Check.passed(cid, "ok") for cid in spec.get("checks", ())
+                   if n not in self.silent]
         if spec["name"] in self.fails.get(n, ()):
             checks.append(Check.failed(f"kunit.{spec['name']}.x", "t", "failed"))
         return {"outcome": outcome}, checks
@@ -207,6 +210,27 @@ class ReplayTest(unittest.TestCase):
             status, failed, _ = b.boot("main", 4)
         self.assertEqual((status, failed), ("killed", ["jitter.replay.guest"]))
         self.assertIn("main", runner.BOOTS["jitter"])
+
+
+class OwnBootTest(unittest.TestCase):
+    """jitter-raw, a boot of the mutants' own: it reads the raw noise
+    interface, and a boot that ends without reporting the check it exists
+    for kills the mutant."""
+
+    def test_a_check_not_reported_kills(self):
+        b = runner.Booter("jitter", types.SimpleNamespace(accel="tcg", variant="test"),
+                          "/src", "img", "init", {})
+        fake = FakeBoots(silent=(5,))
+        with mock.patch.object(runner.conform, "run_boot", fake):
+            self.assertEqual(b.boot("jitter-raw", 4)[0], "passed")
+            status, failed, _ = b.boot("jitter-raw", 5)
+        self.assertEqual((status, failed),
+                         ("killed", ["boot.jitter-raw.missing.guest.entropy.raw"]))
+        spec = runner.spec_of("jitter-raw", 5)
+        self.assertEqual(spec["mode"], "entropy")
+        self.assertIn("conform.entropy_samples=2000", spec["append"])
+        self.assertTrue(spec["append"].endswith(" mutant=5"))
+        self.assertNotIn("jitter-raw", [p["name"] for p in runner.PLAN])
 
 
 class FakeCompiler:
