@@ -288,24 +288,24 @@ class Booter:
             else "killed" if failed else "passed"
         return status, failed[:4], round(time.time() - t0, 1)
 
+    def runs(self, m, paths, booted=True):
+        """(name, is a host judge, run) of the host judges of paths, then
+        (booted) of the covering boots, in that order, with mutant m (None:
+        the series)."""
+        out = [(host.judged(p)["name"], True, lambda p=p: self.host(p, m)) for p in paths]
+        return out + [(name, False, lambda name=name: self.boot(name, m["n"] if m else 0))
+                      for name in boots_of(self.part, self.args.variant) if booted]
+
     def baseline(self):
-        """Every boot with mutant=0: all must pass; sets the timeouts."""
-        for path in host_judged(self.part, self.args.variant):
-            name = host.judged(path)["name"]
-            status, failed, secs = self.host(path, None)
+        """The host judges on the series and every boot with mutant=0:
+        all must pass; sets the timeouts."""
+        for name, hosted, run in self.runs(None, host_judged(self.part, self.args.variant)):
+            status, failed, secs = run()
             if status != "passed":
-                config.die("mutants", f"the host judge {name} fails on the series "
-                           f"({status}: {', '.join(failed) or 'no test failed'}): "
-                           "fix that first, or every mutant would be killed")
-            self.timeouts[name] = int(2 * secs + 30)
-            say(f"baseline {name}: passed in {secs} s (timeout per mutant "
-                f"{self.timeouts[name]} s)")
-        for name in boots_of(self.part, self.args.variant):
-            status, failed, secs = self.boot(name, 0)
-            if status != "passed":
-                config.die("mutants", f"boot {name} fails without a mutant ({status}: "
-                           f"{', '.join(failed) or 'no check failed'}): fix that "
-                           "first, or every mutant would be killed")
+                what = (f"the host judge {name} fails on the series", "no test failed") \
+                    if hosted else (f"boot {name} fails without a mutant", "no check failed")
+                config.die("mutants", f"{what[0]} ({status}: {', '.join(failed) or what[1]}"
+                           "): fix that first, or every mutant would be killed")
             self.timeouts[name] = int(2 * secs + 30)
             say(f"baseline {name}: passed in {secs} s (timeout per mutant "
                 f"{self.timeouts[name]} s)")
@@ -314,11 +314,9 @@ class Booter:
         """The host judge of m's file (hosted) and the covering boots
         (booted) with mutant m, in that order, until one kills it."""
         t0, boots = time.time(), []
-        runs = [(name, lambda name=name: self.boot(name, m["n"]))
-                for name in boots_of(self.part, self.args.variant) if booted]
-        if hosted and m["file"] in host_judged(self.part, self.args.variant):
-            runs.insert(0, (host.judged(m["file"])["name"], lambda: self.host(m["file"], m)))
-        for name, run in runs:
+        paths = [m["file"]] if hosted and \
+            m["file"] in host_judged(self.part, self.args.variant) else []
+        for name, _, run in self.runs(m, paths, booted):
             status, failed, secs = run()
             boots.append({"boot": name, "status": status, "seconds": secs})
             if status != "passed":
