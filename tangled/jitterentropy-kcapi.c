@@ -24,6 +24,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/timex.h>
@@ -31,6 +32,17 @@
 #include "jitterentropy.h"
 
 #define JENT_CONDITIONING_HASH	"sha3-256-generic"
+#define JENT_STARTUP_TEXT	256	/* the start-up line, see jent_mod_init() */
+
+static int jent_startup_text(char *buf, size_t size, int ret,
+			     const struct jent_startup_stats *s)
+{
+	return scnprintf(buf, size, "start-up test %s (%d): %u samples, delta %llu..%llu, sum |d2| %llu, stuck %u, varied %u, x100 %u, backwards %u, RCT max %u, APT max %u",
+			 ret ? "failed" : "passed", ret, s->samples,
+			 s->delta_min, s->delta_max, s->delta_sum, s->stuck,
+			 s->varied, s->mod100, s->backwards, s->rct_max,
+			 s->apt_max);
+}
 
 #ifdef CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS
 static bool testhook_startup_fail;
@@ -42,6 +54,11 @@ static int testhook_next_read;
 module_param(testhook_next_read, int, 0444);
 MODULE_PARM_DESC(testhook_next_read,
 		 "Test only: the first read fails, 1 intermittently, 2 permanently");
+
+static bool testhook_kat_fail;
+module_param(testhook_kat_fail, bool, 0444);
+MODULE_PARM_DESC(testhook_kat_fail,
+		 "Test only: the hash's known-answer test hashes the wrong message");
 
 #define JENT_TESTHOOK_MAX_READS	64
 
@@ -70,56 +87,65 @@ static void jent_testhook_stop_clock(bool stop)
 	WRITE_ONCE(jent_testhook_clock_stopped, stop);
 }
 
+static struct task_struct *jent_testhook_period_task;
 static const u64 *jent_testhook_period_deltas;
 static unsigned int jent_testhook_period;
 static unsigned int jent_testhook_period_reads;
 static u64 jent_testhook_period_now;
 
 /**
- * jent_testhook_periodic_clock() - script a periodic timer
+ * jent_testhook_periodic_clock() - script a periodic timer for this task
  * @deltas:	the deltas of one period, or NULL to give the clock back
  * @period:	how many there are
  *
- * Test only.  From now on measurement i of the core, counted from the
- * call, measures the delta @deltas[i % @period]: the clock advances by 1
- * at the first read of a measurement, by the delta less 1 at the second
- * (the time stamp) and not at the third.
+ * Test only.  From now on measurement i of the core in the calling task,
+ * counted from the call, measures the delta @deltas[i % @period]: the
+ * clock advances by 1 at the first read of a measurement, by the delta
+ * less 1 at the second (the time stamp) and not at the third.  Other
+ * tasks read the real clock.
  */
 void jent_testhook_periodic_clock(const u64 *deltas, unsigned int period)
 {
-	WRITE_ONCE(jent_testhook_period, 0);
 	jent_testhook_period_deltas = deltas;
+	jent_testhook_period = period;
 	jent_testhook_period_reads = 0;
 	jent_testhook_period_now = random_get_entropy() ?: ktime_get_ns();
-	WRITE_ONCE(jent_testhook_period, deltas ? period : 0);
+	WRITE_ONCE(jent_testhook_period_task, deltas ? current : NULL);
 }
 EXPORT_SYMBOL_GPL(jent_testhook_periodic_clock);
 
 static bool jent_testhook_periodic_time(u64 *out)
 {
-	unsigned int period = READ_ONCE(jent_testhook_period);
 	unsigned int r;
 
-	if (!period)
+	if (READ_ONCE(jent_testhook_period_task) != current)
 		return false;
 	r = jent_testhook_period_reads++;
 	if (r % 3 == 0)
 		jent_testhook_period_now += 1;
 	else if (r % 3 == 1)
 		jent_testhook_period_now +=
-			jent_testhook_period_deltas[(r / 3) % period] - 1;
+			jent_testhook_period_deltas[(r / 3) %
+						    jent_testhook_period] - 1;
 	*out = jent_testhook_period_now;
 	return true;
 }
 
 /**
  * jent_testhook_startup_test() - run the start-up test again
+ * @stats:	where its figures go
+ * @text:	where the line the module would log goes
+ * @size:	the size of @text
  *
  * Test only.  Returns its code: 0 when it passes.
  */
-int jent_testhook_startup_test(void)
+int jent_testhook_startup_test(struct jent_startup_stats *stats, char *text,
+			       unsigned int size)
 {
-	return jent_entropy_init(NULL);
+	int ret = jent_entropy_init(stats);
+
+	jent_startup_text(text, size, ret, stats);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(jent_testhook_startup_test);
 
@@ -136,6 +162,11 @@ static bool jent_testhook_time(u64 *out)
 static bool jent_testhook_startup(void)
 {
 	return testhook_startup_fail;
+}
+
+static const char *jent_testhook_kat_message(void)
+{
+	return testhook_kat_fail ? "abd" : "abc";
 }
 
 static void jent_testhook_arm_at_load(void)
@@ -171,8 +202,9 @@ static struct task_struct *jent_testhook_recorder;
 static u64 *jent_testhook_stamps;
 static unsigned int jent_testhook_nstamps;
 static unsigned int jent_testhook_lost;
-static char *jent_testhook_text;
-static size_t jent_testhook_text_len;
+static u8 jent_testhook_out[JENT_TESTHOOK_RECORD_MAX_BYTES];
+static unsigned int jent_testhook_len;
+static int jent_testhook_result;
 
 static void jent_testhook_record(u64 stamp)
 {
@@ -184,99 +216,78 @@ static void jent_testhook_record(u64 stamp)
 		jent_testhook_lost++;
 }
 
-/* Read len bytes from a new instance, recording its time stamps. */
-static int jent_testhook_record_run(u8 *out, unsigned int len)
+/* Read len bytes from rng, a new instance, recording its time stamps. */
+static void jent_testhook_record_run(struct crypto_rng *rng, u64 *stamps,
+				     unsigned int len)
 {
-	struct crypto_rng *rng = crypto_alloc_rng("jitterentropy_rng", 0, 0);
-	int ret;
-
-	if (IS_ERR(rng))
-		return PTR_ERR(rng);
+	kvfree(jent_testhook_stamps);
+	jent_testhook_stamps = stamps;
 	jent_testhook_nstamps = 0;
 	jent_testhook_lost = 0;
+	jent_testhook_len = len;
 	WRITE_ONCE(jent_testhook_recorder, current);
-	ret = crypto_rng_get_bytes(rng, out, len);
+	jent_testhook_result = crypto_rng_get_bytes(rng, jent_testhook_out, len);
 	WRITE_ONCE(jent_testhook_recorder, NULL);
-	crypto_free_rng(rng);
-	return ret;
 }
 
-/* The record: a header, the output in hex, one time stamp per line. */
-static char *jent_testhook_record_text(int result, const u8 *out,
-				       unsigned int len, size_t *tlen)
+static int jent_testhook_record_show(struct seq_file *m, void *v)
 {
-	size_t size = 128 + 2 * (size_t)len +
-		      21 * (size_t)jent_testhook_nstamps;
-	char *text = kvmalloc(size, GFP_KERNEL);
 	unsigned int i;
-	size_t n;
 
-	if (!text)
-		return NULL;
-	n = scnprintf(text, size, "bytes %u\nresult %d\nstamps %u\nlost %u\noutput ",
-		      len, result, jent_testhook_nstamps, jent_testhook_lost);
-	n = bin2hex(text + n, out, len) - text;
-	text[n++] = '\n';
-	for (i = 0; i < jent_testhook_nstamps; i++)
-		n += scnprintf(text + n, size - n, "%llu\n",
-			       jent_testhook_stamps[i]);
-	*tlen = n;
-	return text;
+	mutex_lock(&jent_testhook_record_lock);
+	if (jent_testhook_stamps) {
+		seq_printf(m, "bytes %u\nresult %d\nstamps %u\nlost %u\noutput ",
+			   jent_testhook_len, jent_testhook_result,
+			   jent_testhook_nstamps, jent_testhook_lost);
+		for (i = 0; i < jent_testhook_len; i++)
+			seq_printf(m, "%02x", jent_testhook_out[i]);
+		seq_putc(m, '\n');
+		for (i = 0; i < jent_testhook_nstamps; i++)
+			seq_printf(m, "%llu\n", jent_testhook_stamps[i]);
+	}
+	mutex_unlock(&jent_testhook_record_lock);
+	return 0;
 }
 
 static ssize_t jent_testhook_file_write(struct file *file,
 					const char __user *ubuf, size_t count,
 					loff_t *ppos)
 {
+	struct crypto_rng *rng;
 	unsigned int len;
-	size_t tlen = 0;
-	char *text = NULL;
-	u8 *out;
+	u64 *stamps;
 	int ret = kstrtouint_from_user(ubuf, count, 10, &len);
 
 	if (ret)
 		return ret;
 	if (!len || len > JENT_TESTHOOK_RECORD_MAX_BYTES)
 		return -EINVAL;
-	out = kzalloc(len, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	mutex_lock(&jent_testhook_record_lock);
-	jent_testhook_stamps = kvmalloc_array(JENT_TESTHOOK_RECORD_MAX_STAMPS,
-					      sizeof(u64), GFP_KERNEL);
-	if (jent_testhook_stamps) {
-		ret = jent_testhook_record_run(out, len);
-		text = jent_testhook_record_text(ret, out, len, &tlen);
-		kvfree(jent_testhook_stamps);
-		jent_testhook_stamps = NULL;
+	rng = crypto_alloc_rng("jitterentropy_rng", 0, 0);
+	if (IS_ERR(rng))
+		return PTR_ERR(rng);
+	stamps = kvmalloc_array(JENT_TESTHOOK_RECORD_MAX_STAMPS, sizeof(u64),
+				GFP_KERNEL);
+	if (stamps) {
+		mutex_lock(&jent_testhook_record_lock);
+		jent_testhook_record_run(rng, stamps, len);
+		mutex_unlock(&jent_testhook_record_lock);
 	}
-	if (text) {
-		kvfree_sensitive(jent_testhook_text, jent_testhook_text_len);
-		jent_testhook_text = text;
-		jent_testhook_text_len = tlen;
-	}
-	mutex_unlock(&jent_testhook_record_lock);
-	kfree_sensitive(out);
-	return text ? count : -ENOMEM;
+	crypto_free_rng(rng);
+	return stamps ? count : -ENOMEM;
 }
 
-static ssize_t jent_testhook_file_read(struct file *file, char __user *ubuf,
-				       size_t count, loff_t *ppos)
+static int jent_testhook_record_open(struct inode *inode, struct file *file)
 {
-	ssize_t ret;
-
-	mutex_lock(&jent_testhook_record_lock);
-	ret = simple_read_from_buffer(ubuf, count, ppos, jent_testhook_text,
-				      jent_testhook_text_len);
-	mutex_unlock(&jent_testhook_record_lock);
-	return ret;
+	return single_open(file, jent_testhook_record_show, NULL);
 }
 
 static const struct file_operations jent_testhook_record_fops = {
 	.owner = THIS_MODULE,
-	.read = jent_testhook_file_read,
+	.open = jent_testhook_record_open,
+	.read = seq_read,
 	.write = jent_testhook_file_write,
-	.llseek = default_llseek,
+	.llseek = seq_lseek,
+	.release = single_release,
 };
 
 static struct dentry *jent_testhook_dir;
@@ -291,13 +302,13 @@ static void jent_testhook_debugfs_init(void)
 static void jent_testhook_debugfs_exit(void)
 {
 	debugfs_remove_recursive(jent_testhook_dir);
-	kvfree_sensitive(jent_testhook_text, jent_testhook_text_len);
-	jent_testhook_text = NULL;
+	kvfree(jent_testhook_stamps);
 }
 #else
 static inline void jent_testhook_stop_clock(bool stop) { }
 static inline bool jent_testhook_time(u64 *out) { return false; }
 static inline bool jent_testhook_startup(void) { return false; }
+static inline const char *jent_testhook_kat_message(void) { return "abc"; }
 static inline void jent_testhook_arm_at_load(void) { }
 static inline bool jent_testhook_read(struct rand_data *ec, u8 *rdata,
 				      unsigned int dlen, int *ret)
@@ -355,7 +366,8 @@ static int jent_hash_kat(void)
 	hash = crypto_alloc_shash(JENT_CONDITIONING_HASH, 0, 0);
 	if (IS_ERR(hash))
 		return PTR_ERR(hash);
-	ret = jent_sha3_256(hash, (const u8 *)"abc", 3, out);
+	ret = jent_sha3_256(hash, (const u8 *)jent_testhook_kat_message(), 3,
+			    out);
 	if (!ret && memcmp(out, jent_hash_kat_digest, sizeof(out)))
 		ret = -EBADMSG;
 	pr_info("jitterentropy: SHA3-256 known-answer test %s (%s)\n",
@@ -453,6 +465,7 @@ static struct rng_alg jent_alg = {
 static int __init jent_mod_init(void)
 {
 	struct jent_startup_stats s;
+	char text[JENT_STARTUP_TEXT];
 	int ret;
 
 	ret = jent_hash_kat();
@@ -465,10 +478,8 @@ static int __init jent_mod_init(void)
 	jent_testhook_stop_clock(false);
 	if (ret == JENT_ENOMEM)
 		return -ENOMEM;
-	pr_info("jitterentropy: start-up test %s (%d): %u samples, delta %llu..%llu, sum |d2| %llu, stuck %u, varied %u, x100 %u, backwards %u, RCT max %u, APT max %u\n",
-		ret ? "failed" : "passed", ret, s.samples, s.delta_min,
-		s.delta_max, s.delta_sum, s.stuck, s.varied, s.mod100,
-		s.backwards, s.rct_max, s.apt_max);
+	jent_startup_text(text, sizeof(text), ret, &s);
+	pr_info("jitterentropy: %s\n", text);
 	if (ret) {
 		if (fips_enabled)
 			panic("jitterentropy: start-up test failed with error %d\n", ret);

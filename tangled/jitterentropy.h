@@ -54,7 +54,8 @@ struct jent_startup_stats {
 #ifdef CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS
 void jent_testhook_fail_next_read(int kind);
 void jent_testhook_periodic_clock(const u64 *deltas, unsigned int period);
-int jent_testhook_startup_test(void);
+int jent_testhook_startup_test(struct jent_startup_stats *stats, char *text,
+			       unsigned int size);
 #endif
 
 /*
