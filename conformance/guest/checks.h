@@ -9,6 +9,7 @@ void run_checks(const char *mode);
 
 /* Individual checks. */
 void check_proc_crypto(void);
+long proc_crypto_refcnt(const char *driver);
 void check_drbg_trace(void);
 void check_blocking_isolation(void);
 void kmemleak_scan(void);

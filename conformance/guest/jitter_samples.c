@@ -10,6 +10,10 @@
  * the health tests' counts only when the recomputed output is the
  * kernel's.  Under TCG the timer is emulated: the figures say so.
  *
+ * First it checks the file's limits (guest.jitter.record-limits): its
+ * mode, the largest record and one byte more, and that a recording gives
+ * its instance back.
+ *
  * Results: one "jitter-record" line (header, output, hypervisor), the
  * time stamps in "jitter-stamps" lines (the first value of the first line
  * absolute, every other one the difference from the one before, modulo
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RECORD_PATH	"/sys/kernel/debug/jitterentropy_rng/record"
@@ -89,6 +94,61 @@ static unsigned int send_stamps(const unsigned long long *t, unsigned int n)
 	return seq;
 }
 
+/* Write the byte count v; the write's errno, or 0 when all was written. */
+static int write_count(int fd, const char *v)
+{
+	ssize_t n = (ssize_t)strlen(v);
+
+	errno = 0;
+	return write(fd, v, (size_t)n) == n ? 0 : errno ? errno : EIO;
+}
+
+/*
+ * The record file's limits, before the record the host replays: its mode
+ * is 0600; 1025 bytes are refused with EINVAL and 1024, the most, are
+ * recorded; and each recording frees the instance it made, so that the
+ * reference count of jitterentropy_rng in /proc/crypto is what it was.
+ */
+static void check_record_limits(void)
+{
+	char head[64];
+	struct stat st;
+	long before = proc_crypto_refcnt("jitterentropy_rng"), after;
+	int fd, err_over, err_max, result = 1;
+	unsigned int got = 0;
+	ssize_t n;
+
+	if (stat(RECORD_PATH, &st) || (fd = open(RECORD_PATH, O_RDWR)) < 0) {
+		report_check("guest.jitter.record-limits", "fail", "no " RECORD_PATH,
+			     "\"errno\":%d", errno);
+		return;
+	}
+	err_over = write_count(fd, "1025");
+	err_max = write_count(fd, "1024");
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	head[n > 0 ? n : 0] = '\0';
+	if (sscanf(head, "bytes %u\nresult %d\n", &got, &result) != 2)
+		got = 0;
+	after = proc_crypto_refcnt("jitterentropy_rng");
+	if ((st.st_mode & 07777) == 0600 && err_over == EINVAL && !err_max &&
+	    got == 1024 && !result && before > 0 && after == before)
+		report_check("guest.jitter.record-limits", "pass", NULL,
+			     "\"mode\":\"%o\",\"refcnt\":%ld", st.st_mode & 07777, after);
+	else
+		report_check("guest.jitter.record-limits", "fail",
+			     (st.st_mode & 07777) != 0600 ? "the record file's mode is not 0600" :
+			     err_over != EINVAL ? "a record of 1025 bytes was not refused with EINVAL" :
+			     err_max || got != 1024 || result ?
+			     "a record of 1024 bytes was not made" :
+			     "a recording did not give back its instance (refcnt in /proc/crypto)",
+			     "\"mode\":\"%o\",\"over_errno\":%d,\"max_errno\":%d,"
+			     "\"bytes\":%u,\"result\":%d,\"refcnt_before\":%ld,"
+			     "\"refcnt_after\":%ld", st.st_mode & 07777, err_over,
+			     err_max, got, result, before, after);
+}
+
 void check_jitter_record(void)
 {
 	char want[16], sig[13], *text, *p, *out_hex, *end;
@@ -98,6 +158,7 @@ void check_jitter_record(void)
 	size_t len;
 	int fd, result, n;
 
+	check_record_limits();
 	if (cmdline_value("conform.jitter_bytes", want, sizeof(want)))
 		bytes = (unsigned int)strtoul(want, NULL, 10);
 	fd = open(RECORD_PATH, O_RDWR);

@@ -5,34 +5,53 @@
  * selftest null when the driver is not registered).  The host judges them
  * (harness/judges/proc_crypto.py): testmgr's "passed" is a test only for
  * the drivers whose alg_test_descs[] entry is not alg_test_null, which
- * the host reads from the tree's crypto/testmgr.c.
+ * the host reads from the tree's crypto/testmgr.c.  proc_crypto_refcnt()
+ * gives another check an entry's reference count.
  */
 #include "checks.h"
 #include "report.h"
 #include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char proc[262144];
 
-/* The selftest field of the entry whose driver is name, or NULL. */
-static const char *selftest_of(const char *name, char *out, size_t n)
+/* Field field of the entry whose driver is name, or NULL. */
+static const char *field_of(const char *name, const char *field, char *out,
+			    size_t n)
 {
-	char key[128];
+	char key[128], fkey[64];
 	const char *p, *s, *next;
 
 	snprintf(key, sizeof(key), "\ndriver       : %s\n", name);
+	snprintf(fkey, sizeof(fkey), "\n%-12s : ", field);
 	p = strstr(proc, key);
 	if (!p)
 		return NULL;
 	next = strstr(p + 1, "\nname ");
-	s = strstr(p, "\nselftest     : ");
+	s = strstr(p, fkey);
 	if (!s || (next && s > next))
 		return NULL;
-	s += strlen("\nselftest     : ");
+	s += strlen(fkey);
 	snprintf(out, n, "%.*s", (int)strcspn(s, "\n"), s);
 	return out;
+}
+
+static const char *selftest_of(const char *name, char *out, size_t n)
+{
+	return field_of(name, "selftest", out, n);
+}
+
+long proc_crypto_refcnt(const char *driver)
+{
+	char v[32];
+
+	if (read_file("/proc/crypto", proc, sizeof(proc)) <= 0 ||
+	    !field_of(driver, "refcnt", v, sizeof(v)))
+		return -1;
+	return strtol(v, NULL, 10);
 }
 
 static void send_entry(const char *driver)

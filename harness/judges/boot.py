@@ -85,14 +85,16 @@ def guest(recs, boot):
 
 
 def console(console_path, boot, patterns):
-    """boot.<boot>.console: each regex must match the kernel log."""
+    """boot.<boot>.console: each regex must match the kernel log (the
+    second and later are boot.<boot>.console-2, -3, ...)."""
     try:
         with open(console_path, errors="replace") as f:
             text = f.read()
     except OSError:
         text = ""
-    return [Check.judge(f"boot.{boot}.console", f"the kernel log of boot {boot} says: {rx}",
+    return [Check.judge(f"boot.{boot}.console" + (f"-{i + 1}" if i else ""),
+                        f"the kernel log of boot {boot} says: {rx}",
                         [] if re.search(rx, text) else
                         [f"no line matching {rx!r} in the kernel log"],
                         origin="harness", boot=boot)
-            for rx in patterns]
+            for i, rx in enumerate(patterns)]

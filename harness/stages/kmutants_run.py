@@ -47,7 +47,7 @@ BOOTS = {
     "random": ["main", "drbg"],
     "jitter": ["jitter", "main", "jitter-raw", "jitter-absent",
                "jitter-intermittent-fips", "jitter-permanent-fips", "jitter-startup-fips",
-               "drbg"],
+               "jitter-kat-fips", "drbg"],
 }
 # Boots of the mutants' own, not in make conform's plan.  jitter-raw reads
 # the raw noise test interface (CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE),

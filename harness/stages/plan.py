@@ -60,9 +60,13 @@ BOOTS = [
      "title": "CAVS known answers through the DRBG test interface"},
     # The Jitter RNG's KUnit suite, in a boot of its own: its test hooks
     # stop the clock the core reads, which must not meet other suites.
+    # The suite's induced failures must be logged, as jent_kcapi_random()
+    # says they are (once each at least: the messages are rate-limited).
     {"name": "jitter", "mode": "idle", "timeout": 900, "expect": "end",
      "append": "kunit.filter_glob=jitterentropy*",
-     "title": "Jitter RNG KUnit suite"},
+     "console_re": [r"jitterentropy: intermittent health test failure, collector reset",
+                    r"jitterentropy: permanent health test failure"],
+     "title": "Jitter RNG KUnit suite, its induced failures logged"},
     # The Jitter RNG's failure classes, induced with its test hooks
     # (CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS; chapter "The CPU Jitter RNG in
     # the kernel").  KUnit is filtered out: its reads would consume a hook
@@ -77,6 +81,10 @@ BOOTS = [
      "append": "fips=1 jitterentropy_rng.testhook_startup_fail=1 kunit.filter_glob=none",
      "expect": "panic", "panic_re": r"jitterentropy: start-up test failed with error 2",
      "title": "Jitter RNG start-up test made to fail with fips=1: panic"},
+    {"name": "jitter-kat-fips", "mode": "idle", "timeout": 300,
+     "append": "fips=1 jitterentropy_rng.testhook_kat_fail=1 kunit.filter_glob=none",
+     "expect": "panic", "panic_re": r"jitterentropy: SHA3-256 known-answer test failed",
+     "title": "the Jitter RNG's hash answers wrongly with fips=1: panic"},
     {"name": "jitter-intermittent-fips", "mode": "jitter-hooked-read", "timeout": 300,
      "append": "fips=1 jitterentropy_rng.testhook_next_read=1 kunit.filter_glob=none",
      "expect": "end", "kunit": False,
@@ -114,10 +122,11 @@ BOOTS = [
      "append": "kunit.filter_glob=jitterentropy*",
      "title": "modules kernel (debug options): the Jitter RNG and the DRBG loaded "
               "as modules; the DRBG removed and loaded again with reseeds in flight"},
-    {"name": "debug-jitter", "variant": "debug", "mode": "idle", "timeout": 1800,
+    {"name": "debug-jitter", "variant": "debug", "mode": "jitter-record", "timeout": 1800,
      "expect": "end",
      "append": "kunit.filter_glob=jitterentropy* conform.kmemleak=1 watchdog_thresh=60",
-     "title": "debug kernel: Jitter RNG KUnit suite, kmemleak scan"},
+     "title": "debug kernel: Jitter RNG KUnit suite, the record file's checks, "
+              "kmemleak scan"},
     {"name": "debug-cavs", "variant": "debug", "mode": "cavs", "timeout": 1800,
      "expect": "end", "kunit": False, "cavs": True,
      "append": "kunit.enable=0 conform.kmemleak=1 watchdog_thresh=60",

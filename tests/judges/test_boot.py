@@ -130,6 +130,16 @@ class BootOutcomeTest(unittest.TestCase):
             "boot.main.results-line-4": "fail", "boot.main.results-line-5": "fail"})
         self.assertEqual(cs["guest.a"].counts, {"n": 3})
 
+    def test_console_patterns_have_ids_of_their_own(self):
+        """Each pattern of a boot is a check of its own, the first named
+        as before; one that the log lacks fails alone."""
+        path = logs.path("main-console.log")
+        cs = boot.console(path, "jitter", [r"jitterentropy: start-up test", r"Linux version",
+                                           r"no such line in any log"])
+        self.assertEqual([(c.id, c.status) for c in cs], [
+            ("boot.jitter.console", "pass"), ("boot.jitter.console-2", "pass"),
+            ("boot.jitter.console-3", "fail")])
+
 
 if __name__ == "__main__":
     unittest.main()
