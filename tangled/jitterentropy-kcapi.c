@@ -37,7 +37,8 @@
 static int jent_startup_text(char *buf, size_t size, int ret,
 			     const struct jent_startup_stats *s)
 {
-	return scnprintf(buf, size, "start-up test %s (%d): %u samples, delta %llu..%llu, sum |d2| %llu, stuck %u, varied %u, x100 %u, backwards %u, RCT max %u, APT max %u",
+	return scnprintf(buf, size,
+			 "start-up test %s (%d): %u samples, delta %llu..%llu, sum |d2| %llu, stuck %u, varied %u, x100 %u, backwards %u, RCT max %u, APT max %u",
 			 ret ? "failed" : "passed", ret, s->samples,
 			 s->delta_min, s->delta_max, s->delta_sum, s->stuck,
 			 s->varied, s->mod100, s->backwards, s->rct_max,
@@ -164,9 +165,9 @@ static bool jent_testhook_startup(void)
 	return testhook_startup_fail;
 }
 
-static const char *jent_testhook_kat_message(void)
+static bool jent_testhook_kat_fail(void)
 {
-	return testhook_kat_fail ? "abd" : "abc";
+	return testhook_kat_fail;
 }
 
 static void jent_testhook_arm_at_load(void)
@@ -197,9 +198,15 @@ static bool jent_testhook_read(struct rand_data *ec, u8 *rdata,
 #define JENT_TESTHOOK_RECORD_MAX_BYTES	1024
 #define JENT_TESTHOOK_RECORD_MAX_STAMPS	262144	/* 2 MiB of u64 */
 
+static unsigned int testhook_record_stamps = JENT_TESTHOOK_RECORD_MAX_STAMPS;
+module_param(testhook_record_stamps, uint, 0644);
+MODULE_PARM_DESC(testhook_record_stamps,
+		 "Test only: how many time stamps a record keeps, 1 to 262144");
+
 static DEFINE_MUTEX(jent_testhook_record_lock);
 static struct task_struct *jent_testhook_recorder;
 static u64 *jent_testhook_stamps;
+static unsigned int jent_testhook_cap;
 static unsigned int jent_testhook_nstamps;
 static unsigned int jent_testhook_lost;
 static u8 jent_testhook_out[JENT_TESTHOOK_RECORD_MAX_BYTES];
@@ -210,18 +217,19 @@ static void jent_testhook_record(u64 stamp)
 {
 	if (READ_ONCE(jent_testhook_recorder) != current)
 		return;
-	if (jent_testhook_nstamps < JENT_TESTHOOK_RECORD_MAX_STAMPS)
+	if (jent_testhook_nstamps < jent_testhook_cap)
 		jent_testhook_stamps[jent_testhook_nstamps++] = stamp;
 	else
 		jent_testhook_lost++;
 }
 
-/* Read len bytes from rng, a new instance, recording its time stamps. */
+/* Read len bytes from rng, a new instance, recording cap time stamps. */
 static void jent_testhook_record_run(struct crypto_rng *rng, u64 *stamps,
-				     unsigned int len)
+				     unsigned int cap, unsigned int len)
 {
 	kvfree(jent_testhook_stamps);
 	jent_testhook_stamps = stamps;
+	jent_testhook_cap = cap;
 	jent_testhook_nstamps = 0;
 	jent_testhook_lost = 0;
 	jent_testhook_len = len;
@@ -253,8 +261,8 @@ static ssize_t jent_testhook_file_write(struct file *file,
 					const char __user *ubuf, size_t count,
 					loff_t *ppos)
 {
+	unsigned int len, cap = READ_ONCE(testhook_record_stamps);
 	struct crypto_rng *rng;
-	unsigned int len;
 	u64 *stamps;
 	int ret = kstrtouint_from_user(ubuf, count, 10, &len);
 
@@ -262,14 +270,15 @@ static ssize_t jent_testhook_file_write(struct file *file,
 		return ret;
 	if (!len || len > JENT_TESTHOOK_RECORD_MAX_BYTES)
 		return -EINVAL;
+	if (!cap || cap > JENT_TESTHOOK_RECORD_MAX_STAMPS)
+		return -EINVAL;
 	rng = crypto_alloc_rng("jitterentropy_rng", 0, 0);
 	if (IS_ERR(rng))
 		return PTR_ERR(rng);
-	stamps = kvmalloc_array(JENT_TESTHOOK_RECORD_MAX_STAMPS, sizeof(u64),
-				GFP_KERNEL);
+	stamps = kvmalloc_array(cap, sizeof(u64), GFP_KERNEL);
 	if (stamps) {
 		mutex_lock(&jent_testhook_record_lock);
-		jent_testhook_record_run(rng, stamps, len);
+		jent_testhook_record_run(rng, stamps, cap, len);
 		mutex_unlock(&jent_testhook_record_lock);
 	}
 	crypto_free_rng(rng);
@@ -308,7 +317,7 @@ static void jent_testhook_debugfs_exit(void)
 static inline void jent_testhook_stop_clock(bool stop) { }
 static inline bool jent_testhook_time(u64 *out) { return false; }
 static inline bool jent_testhook_startup(void) { return false; }
-static inline const char *jent_testhook_kat_message(void) { return "abc"; }
+static inline bool jent_testhook_kat_fail(void) { return false; }
 static inline void jent_testhook_arm_at_load(void) { }
 static inline bool jent_testhook_read(struct rand_data *ec, u8 *rdata,
 				      unsigned int dlen, int *ret)
@@ -366,8 +375,8 @@ static int jent_hash_kat(void)
 	hash = crypto_alloc_shash(JENT_CONDITIONING_HASH, 0, 0);
 	if (IS_ERR(hash))
 		return PTR_ERR(hash);
-	ret = jent_sha3_256(hash, (const u8 *)jent_testhook_kat_message(), 3,
-			    out);
+	ret = jent_sha3_256(hash, (const u8 *)(jent_testhook_kat_fail() ?
+						"abd" : "abc"), 3, out);
 	if (!ret && memcmp(out, jent_hash_kat_digest, sizeof(out)))
 		ret = -EBADMSG;
 	pr_info("jitterentropy: SHA3-256 known-answer test %s (%s)\n",
