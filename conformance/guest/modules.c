@@ -12,7 +12,9 @@
  * child process makes the CRNG ready while the parent frees instances and
  * removes the module, so that the request's callback runs against both.
  * Every removal and load must succeed, and the kernel log must stay clean
- * (the boot's kernel-log check).
+ * (the boot's kernel-log check).  The Jitter RNG's record file must work
+ * before the rounds and after them, when they removed and loaded the
+ * Jitter RNG too (guest.modules.jitter-record).
  */
 #include "checks.h"
 #include "report.h"
@@ -37,6 +39,7 @@
 
 #define LOOP_ROUNDS	40
 #define LOOP_SOCKETS	4
+#define JITTER_RECORD	"/sys/kernel/debug/jitterentropy_rng/record"
 
 static int load(const char *path)
 {
@@ -161,10 +164,47 @@ static void check_rmmod_loop(void)
 		     (now_us() - t0) / 1000);
 }
 
+/* One record of 32 bytes through the Jitter RNG's record file: 1 if whole. */
+static int jitter_record(void)
+{
+	char head[64];
+	unsigned int bytes = 0;
+	int fd = open(JITTER_RECORD, O_RDWR), result = -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	if (write(fd, "32", 2) == 2) {
+		lseek(fd, 0, SEEK_SET);
+		n = read(fd, head, sizeof(head) - 1);
+		head[n > 0 ? n : 0] = '\0';
+		if (sscanf(head, "bytes %u\nresult %d\n", &bytes, &result) != 2)
+			result = -1;
+	}
+	close(fd);
+	return bytes == 32 && !result;
+}
+
+/*
+ * The Jitter RNG's record file before and after the rounds: with
+ * conform.modules_jitter=1 the module was removed with a record in it and
+ * loaded again, and its debugfs directory must have gone with it and come
+ * back (a file left behind would point into the removed module).
+ */
+static void check_jitter_record_reloaded(int before)
+{
+	int after = jitter_record();
+
+	report_check("guest.modules.jitter-record", before && after ? "pass" : "fail",
+		     !before ? "no record before the rounds" :
+		     !after ? "no record after the rounds (the record file did not come back)" :
+		     NULL, "\"before\":%d,\"after\":%d", before, after);
+}
+
 void check_modules(void)
 {
 	char order[4096], path[512], why[512] = "", *line, *save = NULL;
-	int loaded = 0, failed = 0;
+	int loaded = 0, failed = 0, recorded;
 
 	if (read_file("/lib/modules/order", order, sizeof(order)) <= 0) {
 		report_check("guest.modules.load", "fail", "no /lib/modules/order", NULL);
@@ -189,5 +229,7 @@ void check_modules(void)
 		report_check("guest.modules.load", "pass", NULL, "\"loaded\":%d", loaded);
 	check_proc_crypto();
 	check_jitter();
+	recorded = jitter_record();
 	check_rmmod_loop();
+	check_jitter_record_reloaded(recorded);
 }

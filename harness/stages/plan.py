@@ -119,9 +119,10 @@ BOOTS = [
     # and the Jitter RNG's KUnit suite as modules, loaded by /init.
     {"name": "modules", "variant": "modules", "mode": "modules", "timeout": 1800,
      "expect": "end", "modules": True,
-     "append": "kunit.filter_glob=jitterentropy*",
+     "append": "kunit.filter_glob=jitterentropy* conform.modules_jitter=1 conform.kmemleak=1",
      "title": "modules kernel (debug options): the Jitter RNG and the DRBG loaded "
-              "as modules; the DRBG removed and loaded again with reseeds in flight"},
+              "as modules; both removed and loaded again with the DRBG's reseeds in flight, "
+              "the record file before and after, kmemleak scan"},
     {"name": "debug-jitter", "variant": "debug", "mode": "jitter-record", "timeout": 1800,
      "expect": "end",
      "append": "kunit.filter_glob=jitterentropy* conform.kmemleak=1 watchdog_thresh=60",
