@@ -150,6 +150,20 @@ int jent_testhook_startup_test(struct jent_startup_stats *stats, char *text,
 }
 EXPORT_SYMBOL_GPL(jent_testhook_startup_test);
 
+/**
+ * jent_testhook_clock() - read the clock as the core reads it
+ *
+ * Test only.  Returns the time stamp jent_get_nstime() gives.
+ */
+u64 jent_testhook_clock(void)
+{
+	u64 t;
+
+	jent_get_nstime(&t);
+	return t;
+}
+EXPORT_SYMBOL_GPL(jent_testhook_clock);
+
 static bool jent_testhook_time(u64 *out)
 {
 	if (jent_testhook_periodic_time(out))

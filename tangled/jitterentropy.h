@@ -56,6 +56,7 @@ void jent_testhook_fail_next_read(int kind);
 void jent_testhook_periodic_clock(const u64 *deltas, unsigned int period);
 int jent_testhook_startup_test(struct jent_startup_stats *stats, char *text,
 			       unsigned int size);
+u64 jent_testhook_clock(void);
 #endif
 
 /*
