@@ -14,7 +14,8 @@
  * Every removal and load must succeed, and the kernel log must stay clean
  * (the boot's kernel-log check).  The Jitter RNG's record file must work
  * before the rounds and after them, when they removed and loaded the
- * Jitter RNG too (guest.modules.jitter-record).
+ * Jitter RNG too, and so must its raw noise interface
+ * (guest.modules.jitter-record).
  */
 #include "checks.h"
 #include "report.h"
@@ -40,6 +41,7 @@
 #define LOOP_ROUNDS	40
 #define LOOP_SOCKETS	4
 #define JITTER_RECORD	"/sys/kernel/debug/jitterentropy_rng/record"
+#define JITTER_RAW_INFO	"/sys/kernel/debug/jitterentropy_testing/raw_noise_info"
 
 static int load(const char *path)
 {
@@ -185,19 +187,29 @@ static int jitter_record(void)
 	return bytes == 32 && !result;
 }
 
+/* The raw noise interface's info file can be read: 1 if so. */
+static int jitter_raw_info(void)
+{
+	char info[512];
+
+	return read_file(JITTER_RAW_INFO, info, sizeof(info)) > 0;
+}
+
 /*
- * The Jitter RNG's record file before and after the rounds: with
+ * The Jitter RNG's debugfs files before and after the rounds: with
  * conform.modules_jitter=1 the module was removed with a record in it and
- * loaded again, and its debugfs directory must have gone with it and come
- * back (a file left behind would point into the removed module).
+ * loaded again, and its two debugfs directories (the record's and the raw
+ * noise interface's) must have gone with it and come back (a file left
+ * behind would point into the removed module).
  */
 static void check_jitter_record_reloaded(int before)
 {
-	int after = jitter_record();
+	int after = jitter_record() && jitter_raw_info();
 
 	report_check("guest.modules.jitter-record", before && after ? "pass" : "fail",
-		     !before ? "no record before the rounds" :
-		     !after ? "no record after the rounds (the record file did not come back)" :
+		     !before ? "no record or raw noise info before the rounds" :
+		     !after ? "no record or raw noise info after the rounds (a debugfs file "
+			      "did not come back)" :
 		     NULL, "\"before\":%d,\"after\":%d", before, after);
 }
 
@@ -229,7 +241,7 @@ void check_modules(void)
 		report_check("guest.modules.load", "pass", NULL, "\"loaded\":%d", loaded);
 	check_proc_crypto();
 	check_jitter();
-	recorded = jitter_record();
+	recorded = jitter_record() && jitter_raw_info();
 	check_rmmod_loop();
 	check_jitter_record_reloaded(recorded);
 }
