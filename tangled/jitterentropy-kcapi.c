@@ -209,6 +209,22 @@ static bool jent_testhook_read(struct rand_data *ec, u8 *rdata,
 	return true;
 }
 
+/**
+ * jent_testhook_alloc_size() - what the core gets when it asks for memory
+ * @len:	the number of bytes asked for
+ *
+ * Test only.  Returns how many bytes jent_zalloc() gave, 0 for none.
+ */
+unsigned int jent_testhook_alloc_size(unsigned int len)
+{
+	void *p = jent_zalloc(len);
+	unsigned int n = p ? ksize(p) : 0;
+
+	jent_zfree(p);
+	return n;
+}
+EXPORT_SYMBOL_GPL(jent_testhook_alloc_size);
+
 #define JENT_TESTHOOK_RECORD_MAX_BYTES	1024
 #define JENT_TESTHOOK_RECORD_MAX_STAMPS	262144	/* 2 MiB of u64 */
 

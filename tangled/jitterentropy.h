@@ -53,6 +53,7 @@ struct jent_startup_stats {
 
 #ifdef CONFIG_CRYPTO_JITTERENTROPY_TESTHOOKS
 void jent_testhook_fail_next_read(int kind);
+unsigned int jent_testhook_alloc_size(unsigned int len);
 void jent_testhook_periodic_clock(const u64 *deltas, unsigned int period);
 int jent_testhook_startup_test(struct jent_startup_stats *stats, char *text,
 			       unsigned int size);
