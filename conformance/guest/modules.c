@@ -187,12 +187,18 @@ static int jitter_record(void)
 	return bytes == 32 && !result;
 }
 
-/* The raw noise interface's info file can be read: 1 if so. */
+/* The raw noise interface's info file opens and reads (empty before a
+ * collection): 1 if so. */
 static int jitter_raw_info(void)
 {
 	char info[512];
+	int fd = open(JITTER_RAW_INFO, O_RDONLY), ok;
 
-	return read_file(JITTER_RAW_INFO, info, sizeof(info)) > 0;
+	if (fd < 0)
+		return 0;
+	ok = read(fd, info, sizeof(info)) >= 0;
+	close(fd);
+	return ok;
 }
 
 /*
