@@ -4,7 +4,10 @@ debug objects, general protection faults, hung tasks ("INFO: task ...
 blocked for more than"), soft and hard lockups ("watchdog: BUG: soft
 lockup", "Watchdog detected hard LOCKUP") and RCU CPU stalls ("rcu: INFO:
 rcu_preempt detected stalls", "self-detected stall").  The detectors are
-built into the debug kernel (conformance/kconfig/debug.config).
+built into the debug kernel (conformance/kconfig/debug.config).  Also a
+debugfs file or directory made where one is "already present!": a module
+whose exit left its debugfs files behind, loaded again (the stale file
+then points into the module's old image).
 
 kmemleak's own "N new suspected memory leaks" line is not matched here:
 the guest's explicit scan sends every report, and kmemleak.py judges them
@@ -22,7 +25,7 @@ SPLAT = re.compile(
     r"kernel BUG at|possible circular locking|possible recursive locking|"
     r"INFO: task .* blocked|inconsistent lock state|ODEBUG: |"
     r"Unable to handle kernel|hard LOCKUP|detected (expedited )?stalls|"
-    r"self-detected stall|rcu: INFO: )")
+    r"self-detected stall|rcu: INFO: |debugfs: .* already present!)")
 ALLOWLIST = "conformance/splat-allowlist.txt"
 
 

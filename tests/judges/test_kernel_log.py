@@ -34,6 +34,7 @@ REPORTS = [
     "rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 1-... }",
     "INFO: rcu_sched detected stalls on CPUs/tasks:",
     "ODEBUG: init active (active state 0) object: 00000000 object type: work_struct",
+    "debugfs: Directory 'jitterentropy_rng' with parent '/' already present!",
 ]
 
 
