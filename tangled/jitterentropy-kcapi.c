@@ -218,7 +218,7 @@ static bool jent_testhook_read(struct rand_data *ec, u8 *rdata,
 unsigned int jent_testhook_alloc_size(unsigned int len)
 {
 	void *p = jent_zalloc(len);
-	unsigned int n = p ? ksize(p) : 0;
+	unsigned int n = ksize(p);
 
 	jent_zfree(p);
 	return n;
