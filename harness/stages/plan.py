@@ -107,7 +107,8 @@ BOOTS = [
     # Its check ids carry the prefix "debug.".
     {"name": "debug-main", "variant": "debug", "mode": "checks", "timeout": 1800,
      "expect": "end",
-     "append": "kunit.filter_glob=random_blocking* conform.kmemleak=1 watchdog_thresh=60",
+     "append": "kunit.filter_glob=random_blocking* conform.kmemleak=1 watchdog_thresh=60 "
+               "conform.record=0",
      "requires": ["random_blocking_unseeded.seed_module_scenario"],
      "title": "debug kernel: blocking API suites and guest checks, kmemleak scan"},
     {"name": "debug-drbg", "variant": "debug", "mode": "drbg", "timeout": 3600,
