@@ -79,6 +79,13 @@ def part_md(part, run, esc, code, notes):
                      f.get("equivalent", 0), f.get("build-failed", 0),
                      f.get("not-run", 0), _pct(f.get("kill_rate"))])
     out += _table(rows)
+    pending = sum(f.get("not-run", 0) for f in run.get("files", {}).values())
+    if pending:
+        out += [f"**Not final: {pending} mutant(s) not judged yet.**  The run was "
+                "stopped by its time box (or chose a subset); the kill rate counts "
+                "the judged mutants only.  `make mutants MUTANTS=" + part
+                + " MUTANTS_RESUME=1` judges the rest on these inputs, in as many "
+                "sittings as it takes.", ""]
     res = run.get("results", [])
     for r in run.get("reruns", []):
         killed = _killed_by(res, r)

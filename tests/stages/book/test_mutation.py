@@ -59,6 +59,15 @@ class MutationSectionTest(unittest.TestCase):
         self.assertIn("`make mutants MUTANTS=jitter`", md)
         self.assertEqual(notes, [])  # named in the text, not a build failure
 
+    def test_a_part_not_judged_in_full_says_so(self):
+        md, _ = self.render({"schema": 1, "parts": {"drbg": RUN}})
+        self.assertIn("**Not final: 1 mutant(s) not judged yet.**", md)
+        self.assertIn("`make mutants MUTANTS=drbg MUTANTS_RESUME=1`", md)
+        whole = dict(RUN, files={"crypto/drbg.c": dict(RUN["files"]["crypto/drbg.c"],
+                                                        **{"not-run": 0})})
+        md, _ = self.render({"schema": 1, "parts": {"drbg": whole}})
+        self.assertNotIn("Not final", md)
+
     def test_survivor_code_is_inline_code_that_breaks(self):
         """A survivor's description gives its code as inline code, which
         the PDF can break: the first jitter sitting's survivors were long
