@@ -52,6 +52,36 @@ def _killed_by(results, rerun):
             and r.get("status") in ("killed", "timeout")]
 
 
+# A later sitting of more mutants than this (MUTANTS_RESUME=1 judges
+# hundreds) is told by its counts, not by every id and every kill.
+RERUN_LIST_MAX = 12
+
+
+def _rerun_md(r, res, esc, code):
+    """One later sitting of the part: a few mutants chosen by id, or the
+    survivors on a stronger kernel, are named with their kills; a sitting
+    of many is told by the verdicts of it that still stand (a later rerun
+    on a stronger kernel takes over the ones it kills)."""
+    ids = r.get("ids", [])
+    head = (f"Judged again ({esc(r.get('started', '?'))}, on the "
+            f"{esc(r.get('variant', 'test'))} kernel, {r.get('wall_s')} s): ")
+    if len(ids) > RERUN_LIST_MAX:
+        chosen = set(ids)
+        mine = [x for x in res if x.get("rerun") == r.get("started")
+                and x.get("id") in chosen]
+        counts = {}
+        for x in mine:
+            counts[x.get("status", "?")] = counts.get(x.get("status", "?"), 0) + 1
+        told = ", ".join(f"{n} {esc(st.replace('-', ' '))}"
+                         for st, n in sorted(counts.items()))
+        return (head + f"{len(ids)} mutants; of its verdicts that still stand: "
+                + (told or "none") + ".")
+    killed = _killed_by(res, r)
+    return (head + ", ".join(code(i) for i in ids) + "; killed there: "
+            + (", ".join(f"{code(k['id'])} (by {code(k.get('boot') or '?')})"
+                         for k in killed) or "none") + ".")
+
+
 def what_md(what, esc, code):
     """A mutant's description (kmutants.py writes code between backticks:
     "`0x67452301efcdab89ULL` -> `0x67452301efcdab89ULL+1`") with its code
@@ -88,12 +118,12 @@ def part_md(part, run, esc, code, notes):
                 "sittings as it takes.", ""]
     res = run.get("results", [])
     for r in run.get("reruns", []):
-        killed = _killed_by(res, r)
-        out += [f"Judged again ({esc(r.get('started', '?'))}, on the "
-                f"{esc(r.get('variant', 'test'))} kernel, {r.get('wall_s')} s): "
-                + ", ".join(code(i) for i in r.get("ids", [])) + "; killed there: "
-                + (", ".join(f"{code(k['id'])} (by {code(k.get('boot') or '?')})"
-                             for k in killed) or "none") + ".", ""]
+        out += [_rerun_md(r, res, esc, code), ""]
+    if run.get("reruns"):
+        total = (run.get("wall_s") or 0) + sum(r.get("wall_s") or 0
+                                               for r in run["reruns"])
+        out += [f"Wall time of the run and its {len(run['reruns'])} later "
+                f"sitting(s): {total} s ({total / 3600:.1f} h).", ""]
     booted = [r for r in res if r.get("status") in ("killed", "timeout", "survived",
                                                    "equivalent")]
     if booted:

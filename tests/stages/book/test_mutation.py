@@ -107,6 +107,21 @@ class MutationSectionTest(unittest.TestCase):
         self.assertIn("(t3, on the modules kernel, 90 s): `drbg:f:cmp:abcdef`; "
                       "killed there: `drbg:f:cmp:abcdef` (by `modules`).", md)
 
+    def test_a_long_sitting_is_told_by_its_counts(self):
+        ids = [f"jitter:f:const:{n:06x}" for n in range(20)]
+        res = [{"id": i, "file": "crypto/jitterentropy.c", "line": 3, "what": "x",
+                "status": "killed" if n < 15 else "not-run", "rerun": "t4"}
+               for n, i in enumerate(ids)]
+        run = dict(RUN, results=res, wall_s=1000, reruns=[
+            {"started": "t4", "variant": "test", "wall_s": 3600, "ids": ids},
+            {"started": "t5", "variant": "debug", "wall_s": 200, "ids": ids[:1]}])
+        md, _ = self.render({"schema": 1, "parts": {"jitter": run}})
+        self.assertIn("Judged again (t4, on the test kernel, 3600 s): 20 mutants; "
+                      "of its verdicts that still stand: 15 killed, 5 not run.", md)
+        self.assertNotIn(f"`{ids[7]}`", md)
+        self.assertIn("Wall time of the run and its 2 later sitting(s): 4800 s "
+                      "(1.3 h).", md)
+
     def test_stale_row_is_noted(self):
         run = dict(RUN, results=[], stale_equivalents=["drbg:f:ret:000000"])
         md, notes = self.render({"schema": 1, "parts": {"drbg": run}})
