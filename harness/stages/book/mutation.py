@@ -12,6 +12,8 @@ not given as build notes: a recorded run's verdicts are evidence for the
 issue to judge, not a reason for make check to fail.
 """
 
+from collections import Counter
+
 from .md import small_table, table
 
 PATH = "build/mutants/series.json"
@@ -44,12 +46,18 @@ def _table(rows):
                              [[str(c) for c in r] for r in rows]), "scriptsize")
 
 
-def _killed_by(results, rerun):
-    """The mutants whose kill the rerun gave (a rerun's verdicts carry
-    its start time: kmutants_report.merge)."""
+def _verdicts_of(results, rerun):
+    """The verdicts the rerun gave that still stand (a rerun's verdicts
+    carry its start time: kmutants_report.merge)."""
+    ids = set(rerun.get("ids", []))
     return [r for r in results if r.get("rerun") == rerun.get("started")
-            and r.get("id") in rerun.get("ids", [])
-            and r.get("status") in ("killed", "timeout")]
+            and r.get("id") in ids]
+
+
+def _killed_by(results, rerun):
+    """The mutants whose kill the rerun gave."""
+    return [r for r in _verdicts_of(results, rerun)
+            if r.get("status") in ("killed", "timeout")]
 
 
 # A later sitting of more mutants than this (MUTANTS_RESUME=1 judges
@@ -66,12 +74,7 @@ def _rerun_md(r, res, esc, code):
     head = (f"Judged again ({esc(r.get('started', '?'))}, on the "
             f"{esc(r.get('variant', 'test'))} kernel, {r.get('wall_s')} s): ")
     if len(ids) > RERUN_LIST_MAX:
-        chosen = set(ids)
-        mine = [x for x in res if x.get("rerun") == r.get("started")
-                and x.get("id") in chosen]
-        counts = {}
-        for x in mine:
-            counts[x.get("status", "?")] = counts.get(x.get("status", "?"), 0) + 1
+        counts = Counter(x.get("status", "?") for x in _verdicts_of(res, r))
         told = ", ".join(f"{n} {esc(st.replace('-', ' '))}"
                          for st, n in sorted(counts.items()))
         return (head + f"{len(ids)} mutants; of its verdicts that still stand: "
