@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * /proc/crypto: the selftest field of every DRBG instance and of the
- * Jitter RNG, one record each ({"type":"proc_crypto","driver","selftest"},
- * selftest null when the driver is not registered).  The host judges them
+ * /proc/crypto: the selftest, priority and seedsize fields of every DRBG
+ * instance and of the Jitter RNG, one record each ({"type":"proc_crypto",
+ * "driver","selftest","priority","seedsize"}, each null when the driver is
+ * not registered or its entry lacks the field).  The host judges them
  * (harness/judges/proc_crypto.py): testmgr's "passed" is a test only for
  * the drivers whose alg_test_descs[] entry is not alg_test_null, which
  * the host reads from the tree's crypto/testmgr.c.  proc_crypto_refcnt()
@@ -54,16 +55,34 @@ long proc_crypto_refcnt(const char *driver)
 	return strtol(v, NULL, 10);
 }
 
+/* A numeric field of driver's entry as JSON: its decimal value, or null. */
+static const char *number_of(const char *driver, const char *field, char *out,
+			     size_t n)
+{
+	char v[32], *end;
+	long x;
+
+	if (!field_of(driver, field, v, sizeof(v)))
+		return "null";
+	x = strtol(v, &end, 10);
+	if (end == v || *end)
+		return "null";
+	snprintf(out, n, "%ld", x);
+	return out;
+}
+
 static void send_entry(const char *driver)
 {
-	char st[64];
+	char st[64], q[72], prio[24], seed[24];
 
 	if (selftest_of(driver, st, sizeof(st)))
-		report_line("{\"type\":\"proc_crypto\",\"driver\":\"%s\","
-			    "\"selftest\":\"%s\"}", driver, st);
+		snprintf(q, sizeof(q), "\"%s\"", st);
 	else
-		report_line("{\"type\":\"proc_crypto\",\"driver\":\"%s\","
-			    "\"selftest\":null}", driver);
+		snprintf(q, sizeof(q), "null");
+	report_line("{\"type\":\"proc_crypto\",\"driver\":\"%s\","
+		    "\"selftest\":%s,\"priority\":%s,\"seedsize\":%s}", driver, q,
+		    number_of(driver, "priority", prio, sizeof(prio)),
+		    number_of(driver, "seedsize", seed, sizeof(seed)));
 }
 
 void check_proc_crypto(void)

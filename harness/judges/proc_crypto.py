@@ -3,8 +3,9 @@
 and what their "selftest : passed" is worth.
 
 The guest sends, for each of the 22 DRBGs and jitterentropy_rng, the
-selftest field of its /proc/crypto entry ({"type": "proc_crypto",
-"driver", "selftest"}; null when the driver is not registered).  testmgr
+selftest, priority and seedsize fields of its /proc/crypto entry
+({"type": "proc_crypto", "driver", "selftest", "priority", "seedsize"};
+null when the driver is not registered).  testmgr
 writes "passed" when the algorithm's test in alg_test_descs[]
 (crypto/testmgr.c) returned 0, and alg_test_null() returns 0 without
 testing anything: for those drivers "passed" means registered, nothing
@@ -14,8 +15,12 @@ crypto/testmgr.c, and the checks count the two apart:
 - guest.proc_crypto.drbg: all 22 registered, and every one whose testmgr
   test is not alg_test_null passed it (their known answers are then
   CAVS's: the cavs boot runs every one of them);
-- guest.proc_crypto.jitterentropy: registered (testmgr has alg_test_null
-  for it; its own start-up health test is guest.jitter.startup).
+- guest.proc_crypto.jitterentropy: registered with priority 100 and seed
+  size 0, as the 2015 patch registers it (testmgr has alg_test_null for
+  it; its own start-up health test is guest.jitter.startup).  The
+  priority decides which of two registered "jitterentropy_rng"
+  implementations crypto_alloc_rng() returns; the seed size 0 says that
+  crypto_rng_reset() takes no seed from its caller.
 """
 
 import os
@@ -24,6 +29,9 @@ import re
 from ..base.checks import Check
 
 NULL_TEST = "alg_test_null"
+# jent_alg in crypto/jitterentropy-kcapi.c, as the 2015 patch sets it.
+JITTER_PRIORITY = 100
+JITTER_SEEDSIZE = 0
 
 
 def testmgr_tests(src):
@@ -47,6 +55,22 @@ def testmgr_tests(src):
 def _entries(recs):
     return {r.get("driver"): r.get("selftest") for r in recs
             if r.get("type") == "proc_crypto"}
+
+
+def _jitter_problems(rec):
+    """What is wrong with the jitterentropy_rng record: not registered, a
+    self-test not passed, or a priority or seed size not the patch's."""
+    if rec.get("selftest") is None:
+        return ["jitterentropy_rng is not registered"]
+    out = [] if rec["selftest"] == "passed" else [
+        f"jitterentropy_rng selftest {rec['selftest']!r}"]
+    for field, want in (("priority", JITTER_PRIORITY), ("seedsize", JITTER_SEEDSIZE)):
+        got = rec.get(field)
+        if got != want:
+            out.append(f"jitterentropy_rng {field} {got!r}, expected {want}"
+                       if got is not None else
+                       f"jitterentropy_rng: the guest sent no {field}")
+    return out
 
 
 def checks(recs, boot, src):
@@ -77,13 +101,16 @@ def checks(recs, boot, src):
         details={"testmgr_null_test": null, "testmgr_tested": tested}, **kw)]
     jent = seen.get("jitterentropy_rng")
     jtest = tests.get("jitterentropy_rng")
-    jproblems = (["jitterentropy_rng is not registered"] if jent is None else
-                 [f"jitterentropy_rng selftest {jent!r}"] if jent != "passed" else [])
+    jrec = next((r for r in recs if r.get("type") == "proc_crypto"
+                 and r.get("driver") == "jitterentropy_rng"), {})
     out.append(Check.judge(
         "guest.proc_crypto.jitterentropy",
-        "jitterentropy_rng is registered" + (
+        f"jitterentropy_rng is registered with priority {JITTER_PRIORITY} and seed "
+        f"size {JITTER_SEEDSIZE}" + (
             f" (testmgr has {NULL_TEST} for it: its start-up health test is "
             "guest.jitter.startup)" if jtest == NULL_TEST else
-            f" and passed testmgr's {jtest}" if jtest else ""), jproblems,
-        details={"selftest": jent, "testmgr_test": jtest}, **kw))
+            f" and passed testmgr's {jtest}" if jtest else ""), _jitter_problems(jrec),
+        details={"selftest": jent, "testmgr_test": jtest,
+                 "priority": jrec.get("priority"), "seedsize": jrec.get("seedsize")},
+        **kw))
     return out

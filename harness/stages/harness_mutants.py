@@ -131,4 +131,8 @@ MUTANTS = [
     m("null-selftest-counted", "judges/proc_crypto.py", "tests.get(d) == NULL_TEST",
       "False", PROC + "test_passed_counts_only_what_testmgr_tested",
       "testmgr's alg_test_null counts as a self-test"),
+    m("jitter-priority-unread", "judges/proc_crypto.py", "        if got != want:\n",
+      "        if got is None:\n",
+      PROC + "test_jitter_priority_and_seed_size_are_the_patchs",
+      "the Jitter RNG's priority and seed size are not compared with the patch's"),
 ]

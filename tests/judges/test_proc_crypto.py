@@ -7,7 +7,9 @@ from the cached tree's crypto/testmgr.c: of Linux 6.1's 22 DRBGs, 9 have
 a known-answer test (alg_test_drbg) and 13 only alg_test_null, and so has
 jitterentropy_rng; the checks say so, and count only the 9 as tested.
 (Before the fix the guest reported "selftest_passed": 22.)  A driver not
-registered, or whose self-test did not pass, fails.
+registered, or whose self-test did not pass, fails.  jitterentropy_rng
+must also have the 2015 patch's priority 100 and seed size 0: a mutant of
+the series that made it 101 or 99 survived every other check.
 """
 
 import unittest
@@ -21,11 +23,17 @@ DRBGS = [f"drbg_{pr}_{core}" for pr in ("pr", "nopr")
                       "ctr_aes256")]
 
 
-def records(**override):
+def records(jitter=None, **override):
+    """The 23 records of a good boot; override sets a driver's selftest,
+    jitter the fields of the jitterentropy_rng record."""
     out = []
-    for d in DRBGS + ["jitterentropy_rng"]:
+    for i, d in enumerate(DRBGS):
         out.append({"type": "proc_crypto", "driver": d,
-                    "selftest": override.get(d, "passed")})
+                    "selftest": override.get(d, "passed"), "priority": 200 + i,
+                    "seedsize": 0})
+    out.append(dict({"type": "proc_crypto", "driver": "jitterentropy_rng",
+                     "selftest": override.get("jitterentropy_rng", "passed"),
+                     "priority": 100, "seedsize": 0}, **(jitter or {})))
     return out
 
 
@@ -53,8 +61,22 @@ class ProcCryptoTest(unittest.TestCase):
         self.assertIn("13 have only alg_test_null", d.title)
         self.assertIn("drbg_pr_sha512", d.details["testmgr_null_test"])
         j = cs["guest.proc_crypto.jitterentropy"]
-        self.assertEqual(j.status, "pass")
+        self.assertEqual(j.status, "pass", j.reason)
         self.assertIn("alg_test_null", j.title)
+        self.assertIn("priority 100 and seed size 0", j.title)
+        self.assertEqual((j.details["priority"], j.details["seedsize"]), (100, 0))
+
+    def test_jitter_priority_and_seed_size_are_the_patchs(self):
+        for fields, reason in (
+                ({"priority": 101}, "jitterentropy_rng priority 101, expected 100"),
+                ({"priority": 99}, "jitterentropy_rng priority 99, expected 100"),
+                ({"seedsize": 1}, "jitterentropy_rng seedsize 1, expected 0"),
+                ({"priority": None}, "the guest sent no priority"),
+                ({"seedsize": None}, "the guest sent no seedsize")):
+            with self.subTest(fields=fields):
+                j = self.judge(records(jitter=fields))["guest.proc_crypto.jitterentropy"]
+                self.assertEqual(j.status, "fail")
+                self.assertIn(reason, j.reason)
 
     def test_not_registered_or_not_passed_fails(self):
         cs = self.judge(records(drbg_pr_sha1=None, drbg_nopr_sha256="unknown",
