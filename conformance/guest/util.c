@@ -171,10 +171,15 @@ int read_whole(const char *path, uint8_t **bufp, size_t *lenp)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || st.st_size < 0) {
+	if (fstat(fd, &st)) {
 		n = -errno;
 		close(fd);
 		return (int)n;
+	}
+	if (st.st_size < 0) {
+		/* Not a size: and fstat() succeeded, so errno says nothing. */
+		close(fd);
+		return -EIO;
 	}
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf) {

@@ -251,7 +251,6 @@ def write(fig, figdir):
     problems = validate(fig)
     if problems:
         raise FigureDataError(f"figure {fig.get('id')}: " + "; ".join(problems[:5]))
-    os.makedirs(figdir, exist_ok=True)
     path = os.path.join(figdir, f"{fig['id']}.json")
     files.write_text(path, json.dumps(fig, separators=(",", ":"), allow_nan=False) + "\n")
     return path

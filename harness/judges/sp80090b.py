@@ -372,7 +372,6 @@ def summary_entry(stem, ours, ref_path, seconds=None):
 
 def write_summary(path, entries, note=None):
     """Write the book's data file: {"tolerances", "files": [entry...]}."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     data = {"tolerances": {"real": REL_REAL, "loose": REL_LOOSE,
                            "loose_values": sorted(f"{e}.{k}" for e, k in LOOSE),
                            "significant_digits": SIG_DIGITS},
