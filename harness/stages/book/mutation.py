@@ -60,20 +60,23 @@ def _killed_by(results, rerun):
             if r.get("status") in ("killed", "timeout")]
 
 
-# A later sitting of more mutants than this (MUTANTS_RESUME=1 judges
-# hundreds) is told by its counts, not by every id and every kill.
+# A later sitting on the test kernel of more mutants than this
+# (MUTANTS_RESUME=1 judges hundreds) is told by its counts, not by every
+# id and every kill.  A rerun on a stronger kernel is always listed: its
+# mutants are the test kernel's survivors, each of which the reader
+# follows to its fate.
 RERUN_LIST_MAX = 12
 
 
 def _rerun_md(r, res, esc, code):
     """One later sitting of the part: a few mutants chosen by id, or the
     survivors on a stronger kernel, are named with their kills; a sitting
-    of many is told by the verdicts of it that still stand (a later rerun
+    of many on the test kernel is told by the verdicts of it that still stand (a later rerun
     on a stronger kernel takes over the ones it kills)."""
     ids = r.get("ids", [])
     head = (f"Judged again ({esc(r.get('started', '?'))}, on the "
             f"{esc(r.get('variant', 'test'))} kernel, {r.get('wall_s')} s): ")
-    if len(ids) > RERUN_LIST_MAX:
+    if len(ids) > RERUN_LIST_MAX and r.get("variant", "test") == "test":
         counts = Counter(x.get("status", "?") for x in _verdicts_of(res, r))
         told = ", ".join(f"{n} {esc(st.replace('-', ' '))}"
                          for st, n in sorted(counts.items()))

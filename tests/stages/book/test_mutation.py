@@ -14,6 +14,9 @@ from harness.stages.book import hardening, mutation
 from harness.stages.book.md import code, esc
 from harness.stages.book.output import texttt_breaks
 
+# A rerun of more mutants than the book lists for a test-kernel sitting.
+RERUNS = mutation.RERUN_LIST_MAX + 5
+
 RUN = {"started": "2026-12-04T01:00:00+00:00", "wall_s": 1234, "generated": 163,
        "selected": 40, "scope": "the first 40 in file order", "accel": "tcg",
        "boots": ["teeth", "drbg"],
@@ -121,6 +124,18 @@ class MutationSectionTest(unittest.TestCase):
         self.assertNotIn(f"`{ids[7]}`", md)
         self.assertIn("Wall time of the run and its 2 later sitting(s): 4800 s "
                       "(1.3 h).", md)
+
+    def test_a_long_rerun_on_a_stronger_kernel_names_its_kills(self):
+        ids = [f"jitter:f:const:{n:06x}" for n in range(RERUNS)]
+        res = [{"id": i, "file": "crypto/jitterentropy.c", "line": 3, "what": "x",
+                "status": "killed" if n % 2 == 0 else "survived", "rerun": "t6",
+                "boot": "debug-main"} for n, i in enumerate(ids)]
+        run = dict(RUN, results=res, wall_s=1000, reruns=[
+            {"started": "t6", "variant": "debug", "wall_s": 900, "ids": ids}])
+        md, _ = self.render({"schema": 1, "parts": {"jitter": run}})
+        self.assertIn("Judged again (t6, on the debug kernel, 900 s): `" + ids[0], md)
+        self.assertIn(f"`{ids[RERUNS - 1]}` (by `debug-main`)", md)
+        self.assertNotIn(f"`{ids[RERUNS - 2]}` (by", md)
 
     def test_stale_row_is_noted(self):
         run = dict(RUN, results=[], stale_equivalents=["drbg:f:ret:000000"])
