@@ -108,7 +108,8 @@ def merge(previous, part, run):
     are kept as they were.  A run of mutants chosen by id (after a test
     was added), or on a stronger kernel (debug or modules, of the test
     kernel's survivors), does not replace the part's run but updates its
-    verdicts: by id, each verdict replaces the old one; on a stronger
+    verdicts: by id, each verdict replaces the old one (or joins the part,
+    when the part's run did not list that mutant); on a stronger
     kernel, a survivor it kills is killed, by the boot named, and the
     verdict names the kernel.  Such runs are kept in the part's "reruns"."""
     parts = dict((previous or {}).get("parts", {}))
@@ -128,6 +129,13 @@ def merge(previous, part, run):
         elif d and not debug:
             r = dict(d, rerun=run["started"])
         results.append(r)
+    if not debug:
+        # A mutant the part's run never listed (that run chose a few by
+        # id; this one resumes with the rest) is added, not dropped.
+        have = {r["id"] for r in results}
+        results += [dict(d, rerun=run["started"]) for i, d in by_id.items()
+                    if i not in have]
+        results.sort(key=lambda r: r.get("n", 0))
     added = {p: f.get("added_lines") for p, f in base["files"].items()}
     base.update(results=results, files=per_file(results, added),
                 reruns=base.get("reruns", []) + [

@@ -514,6 +514,18 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(new["reruns"][0]["ids"], [mutant(5)["id"]])
         self.assertEqual(new["files"]["crypto/drbg.c"]["survived"], 1)
 
+    def test_resume_after_a_run_by_id_keeps_every_verdict(self):
+        rs = self.results()
+        first = {"variant": "test", "scope": "2 chosen by id", "started": "t1",
+                 "results": rs[:2], "files": report.per_file(rs[:2], {})}
+        series = report.merge(None, "drbg", first)
+        rest = {"variant": "test", "scope": f"{len(rs) - 2} not yet judged, chosen by id",
+                "started": "t2", "results": rs[2:], "files": {}}
+        new = report.merge(series, "drbg", rest)["parts"]["drbg"]
+        self.assertEqual([r["n"] for r in new["results"]], [r["n"] for r in rs])
+        self.assertEqual(new["files"]["crypto/drbg.c"]["mutants"], 6)
+        self.assertEqual(new["reruns"][0]["ids"], sorted(r["id"] for r in rs[2:]))
+
     def test_markdown_lists_survivors(self):
         rs = self.results()
         run = {"started": "t", "selected": 7, "generated": 9, "scope": "all",
