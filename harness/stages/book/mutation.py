@@ -115,7 +115,12 @@ def part_md(part, run, esc, code, notes):
                      f.get("equivalent", 0), f.get("build-failed", 0),
                      f.get("not-run", 0), _pct(f.get("kill_rate"))])
     out += _table(rows)
-    pending = sum(f.get("not-run", 0) for f in run.get("files", {}).values())
+    # not judged: those stopped by the time box, and those a run of a
+    # subset (by id, or the first N) did not choose, which the record does
+    # not list at all
+    files_ = run.get("files", {}).values()
+    unlisted = max(0, (run.get("generated") or 0) - sum(f.get("mutants", 0) for f in files_))
+    pending = unlisted + sum(f.get("not-run", 0) for f in files_)
     if pending:
         out += [f"**Not final: {pending} mutant(s) not judged yet.**  The run was "
                 "stopped by its time box (or chose a subset); the kill rate counts "

@@ -64,10 +64,11 @@ class MutationSectionTest(unittest.TestCase):
 
     def test_a_part_not_judged_in_full_says_so(self):
         md, _ = self.render({"schema": 1, "parts": {"drbg": RUN}})
-        self.assertIn("**Not final: 1 mutant(s) not judged yet.**", md)
+        # 1 stopped by the time box, 123 never chosen (the first 40 of 163)
+        self.assertIn("**Not final: 124 mutant(s) not judged yet.**", md)
         self.assertIn("`make mutants MUTANTS=drbg MUTANTS_RESUME=1`", md)
-        whole = dict(RUN, files={"crypto/drbg.c": dict(RUN["files"]["crypto/drbg.c"],
-                                                        **{"not-run": 0})})
+        whole = dict(RUN, generated=40, files={"crypto/drbg.c": dict(
+            RUN["files"]["crypto/drbg.c"], **{"not-run": 0})})
         md, _ = self.render({"schema": 1, "parts": {"drbg": whole}})
         self.assertNotIn("Not final", md)
 
@@ -124,6 +125,16 @@ class MutationSectionTest(unittest.TestCase):
         self.assertNotIn(f"`{ids[7]}`", md)
         self.assertIn("Wall time of the run and its 2 later sitting(s): 4800 s "
                       "(1.3 h).", md)
+
+    def test_a_part_begun_by_id_is_not_final(self):
+        res = [{"id": f"jitter:-:const:{n:06x}", "file": "crypto/jitterentropy-kcapi.c",
+                "line": 496, "what": "x", "status": "killed", "boot": "main"}
+               for n in range(2)]
+        run = dict(RUN, results=res, generated=673, selected=2,
+                   scope="2 chosen by id", files={"crypto/jitterentropy-kcapi.c": {
+                       "mutants": 2, "killed": 2, "counted": 2, "kill_rate": 1.0}})
+        md, _ = self.render({"schema": 1, "parts": {"jitter": run}})
+        self.assertIn("**Not final: 671 mutant(s) not judged yet.**", md)
 
     def test_a_long_rerun_on_a_stronger_kernel_names_its_kills(self):
         ids = [f"jitter:f:const:{n:06x}" for n in range(RERUNS)]
