@@ -126,6 +126,24 @@ class MutationSectionTest(unittest.TestCase):
         self.assertIn("Wall time of the run and its 2 later sitting(s): 4800 s "
                       "(1.3 h).", md)
 
+    def test_a_record_of_sittings_is_not_told_as_its_first(self):
+        """A part begun with two mutants chosen by id and judged in later
+        sittings: the opening line gave the first sitting's "2 of 673
+        selected ... wall time 161 s" as if it were the record's."""
+        res = [{"id": f"jitter:-:const:{n:06x}", "file": "crypto/jitterentropy.c",
+                "line": 3, "what": "x", "status": "killed", "rerun": "t7"}
+               for n in range(3)]
+        run = dict(RUN, results=res, generated=3, selected=2, wall_s=161,
+                   scope="2 chosen by id", reruns=[
+                       {"started": "t7", "variant": "test", "wall_s": 900,
+                        "ids": [r["id"] for r in res]}])
+        md, _ = self.render({"schema": 1, "parts": {"jitter": run}})
+        self.assertIn("The record of the part: 3 of 3 mutants listed, 3 judged by a "
+                      "boot, over 2 sittings under tcg.", md)
+        self.assertIn(f"The first sitting started {esc(RUN['started'])}: 2 of 3 "
+                      "mutants selected (2 chosen by id), wall time 161 s;", md)
+        self.assertNotIn("Run started", md)
+
     def test_a_part_begun_by_id_is_not_final(self):
         res = [{"id": f"jitter:-:const:{n:06x}", "file": "crypto/jitterentropy-kcapi.c",
                 "line": 496, "what": "x", "status": "killed", "boot": "main"}
