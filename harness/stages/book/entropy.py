@@ -251,11 +251,18 @@ def figure_md(ctx, fid, notes):
 
 
 def placeholder(ctx, why):
+    """The part without its data: the reason, and every section's heading
+    with its anchor, so that the chapter's links to the run's tables
+    (#entropy-run-symbol, ...) land on "not measured" rather than
+    nowhere (pdfTeX warned of each dead destination)."""
     code = ctx["code"]
-    return "\n".join([HEAD, "", f"The entropy data is missing ({ctx['esc'](why)}).  "
-                      f"{code(COMMAND)} (run by {code('make entropy')} and "
-                      f"{code('make check')}) collects it and writes {code(SUMMARY)}.",
-                      ""]), [f"entropy evidence: {why}"]
+    out = [HEAD, "", f"The entropy data is missing ({ctx['esc'](why)}).  "
+           f"{code(COMMAND)} (run by {code('make entropy')} and "
+           f"{code('make check')}) collects it and writes {code(SUMMARY)}.", ""]
+    for title, _ in SECTIONS:
+        out += [f"## {title}", "", "Not measured for this book: the data is missing "
+                "(see above).", ""]
+    return "\n".join(out), [f"entropy evidence: {why}"]
 
 
 def intro_md(data, ctx):
