@@ -103,25 +103,23 @@ def what_md(what, esc, code):
 
 def part_md(part, run, esc, code, notes):
     boots = ', '.join(code(b) for b in run.get('boots', []))
+    accel = esc(run.get('accel', 'tcg'))
+    chosen = (f"{esc(run.get('started', '?'))}: {run.get('selected')} of "
+              f"{run.get('generated')} mutants selected ({esc(run.get('scope', '?'))})")
+    out = [f"### {part} {{- #hardening-mutants-{part}}}", ""]
     if run.get("reruns"):
         # The counts and the table are the record's, over every sitting;
         # the first sitting's own figures (it may have chosen two mutants
         # by id) must not read as the record's.
-        out = [f"### {part} {{- #hardening-mutants-{part}}}", "",
-               f"The record of the part: {len(run.get('results', []))} of "
-               f"{run.get('generated')} mutants listed, {_judged(run)} judged by a "
-               f"boot, over {1 + len(run['reruns'])} sittings under "
-               f"{esc(run.get('accel', 'tcg'))}.  The first sitting started "
-               f"{esc(run.get('started', '?'))}: {run.get('selected')} of "
-               f"{run.get('generated')} mutants selected ({esc(run.get('scope', '?'))}), "
-               f"wall time {run.get('wall_s')} s; boots, in the order run: {boots}.", ""]
+        out += [f"The record of the part: {len(run.get('results', []))} of "
+                f"{run.get('generated')} mutants listed, {_judged(run)} judged by a "
+                f"boot, over {1 + len(run['reruns'])} sittings under {accel}.  The "
+                f"first sitting started {chosen}, wall time {run.get('wall_s')} s; "
+                f"boots, in the order run: {boots}.", ""]
     else:
-        out = [f"### {part} {{- #hardening-mutants-{part}}}", "",
-               f"Run started {esc(run.get('started', '?'))}: {run.get('selected')} of "
-               f"{run.get('generated')} mutants selected ({esc(run.get('scope', '?'))}), "
-               f"{_judged(run)} judged by a boot, wall time "
-               f"{run.get('wall_s')} s, under {esc(run.get('accel', 'tcg'))}; boots, "
-               f"in the order run: {boots}.", ""]
+        out += [f"Run started {chosen}, {_judged(run)} judged by a boot, wall time "
+                f"{run.get('wall_s')} s, under {accel}; boots, in the order run: "
+                f"{boots}.", ""]
     rows = []
     for path, f in sorted(run.get("files", {}).items()):
         rows.append([code(path), f.get("added_lines", "-"), f.get("mutants", 0),
