@@ -34,13 +34,42 @@ VARIANTS = {
     "modules": ["conformance/kconfig/test.config", "conformance/kconfig/debug.config",
                 "conformance/kconfig/modules.config"],
     "i386": ["conformance/kconfig/test.config", "conformance/kconfig/i386.config"],
+    # User-Mode Linux on the real CPU (make entropy): the kernel's own Jitter
+    # RNG object timed by UML's clocksource, and (um-tsc, a model of x86-64's
+    # timing path) by the CPU's time stamp counter through get_cycles().
+    "um": ["conformance/kconfig/um.config"],
+    "um-tsc": ["conformance/kconfig/um.config"],
 }
 # The kernel's ARCH= of a variant (x86_64 unless named here).
-ARCH = {"i386": "i386"}
+ARCH = {"i386": "i386", "um": "um", "um-tsc": "um"}
+# A header force-included into every kernel object of a variant (copied
+# into its build directory, so that the flag names the same path on every
+# machine with the same cache): the model's get_cycles().
+FORCE_INCLUDE = {"um-tsc": "conformance/uml/tsc.h"}
 
 
 def arch_of(variant):
     return ARCH.get(variant, "x86_64")
+
+
+def image_of(b, variant):
+    """The bootable image a build of variant makes in b: UML's is the
+    program linux, x86's the bzImage."""
+    if arch_of(variant) == "um":
+        return os.path.join(b, "linux")
+    return os.path.join(b, "arch/x86/boot/bzImage")
+
+
+def make_vars(b, variant):
+    """Extra make variables of variant (the forced include, copied to b)."""
+    hdr = FORCE_INCLUDE.get(variant)
+    if not hdr:
+        return []
+    dest = os.path.join(b, "forced-include.h")
+    kcache.make_dirs(b)
+    if files.read_text(dest) != files.read_text(config.top(hdr)):
+        shutil.copy(config.top(hdr), dest)
+    return [f"KCPPFLAGS=-include {dest}"]
 STEP = ("CC ", "AS ", "LD ", "AR ")
 
 
@@ -75,11 +104,13 @@ def read_config(path):
     return have
 
 
-def kmake(src, build, *targets, log=None, progress=None, total=None, arch="x86_64"):
+def kmake(src, build, *targets, log=None, progress=None, total=None, arch="x86_64",
+          extra=()):
     """make -C src O=build targets; returns (steps, seconds).  A failure
-    stops with the first error line and the log's path."""
+    stops with the first error line and the log's path.  extra: more
+    make variables (NAME=value)."""
     cmd = ["make", "-C", src, f"O={build}", f"ARCH={arch}",
-           f"-j{os.cpu_count() or 2}"] + list(targets)
+           f"-j{os.cpu_count() or 2}"] + list(extra) + list(targets)
     t0 = time.time()
     bar = Progress(f"kernel: {progress}", total=total) if progress else None
     with open(log, "a") if log else open(os.devnull, "w") as lf:
@@ -144,7 +175,9 @@ def build_inputs(src, variant):
     tree never passes for one of the clean tree after the edit is undone."""
     out = {"tree": git(src, "rev-parse", "HEAD^{tree}").stdout.strip(),
            "fragments_sha256": files.hash_files(
-               [config.top(f) for f in VARIANTS.get(variant, [])], config.TOP),
+               [config.top(f) for f in VARIANTS.get(variant, []) +
+                ([FORCE_INCLUDE[variant]] if variant in FORCE_INCLUDE else [])],
+               config.TOP),
            "gcc": proc.gcc_version()}
     diff = git(src, "diff", "HEAD", "--no-ext-diff", "--binary").stdout
     if diff:
@@ -152,14 +185,14 @@ def build_inputs(src, variant):
     return out
 
 
-def up_to_date(src, b, stamp, inputs):
+def up_to_date(src, b, stamp, inputs, image=None):
     """True when the last build of b finished with these inputs, its image
     is the one it made, and nobody has edited the source tree since (a
     change not committed would not show in the tree id).  Otherwise make
     runs, as it always did."""
     last = files.read_json(stamp)
     try:
-        mtime = os.stat(os.path.join(b, "arch/x86/boot/bzImage")).st_mtime_ns
+        mtime = os.stat(image or image_of(b, "test")).st_mtime_ns
     except OSError:
         return False
     if last is None or last.get("inputs") != inputs or last.get("image_mtime_ns") != mtime:
@@ -197,7 +230,8 @@ def build(variant):
     stamp = os.path.join(b, "build.ok")
     inputs = build_inputs(src, variant)
     head = git(src, "rev-parse", "HEAD").stdout.strip()
-    if up_to_date(src, b, stamp, inputs):
+    image = image_of(b, variant)
+    if up_to_date(src, b, stamp, inputs, image):
         say(f"{variant} kernel up to date: the same tree "
             f"({inputs['tree'][:12]}), fragments and compiler as its last build; "
             "nothing to make")
@@ -215,14 +249,13 @@ def build(variant):
     say(f"building {variant} kernel in {b} (log: {log}; "
         + (f"a cold build, about {total} steps)" if total else
            "a cold build, its first on this machine)" if cold else "incremental)"))
-    targets = ["bzImage"]
+    targets = ["linux" if arch_of(variant) == "um" else "bzImage"]
     if read_config(os.path.join(b, ".config")).get("CONFIG_MODULES") == "y":
         targets.append("modules")
     steps, secs = kmake(src, b, *targets, log=log, progress=f"build {variant}",
-                        total=total, arch=arch_of(variant))
+                        total=total, arch=arch_of(variant), extra=make_vars(b, variant))
     if cold:
         remember_steps(variant, steps)
-    image = os.path.join(b, "arch/x86/boot/bzImage")
     files.write_json(stamp, {"variant": variant, "steps": steps, "seconds": round(secs, 1),
                              "head": head, "inputs": inputs,
                              "image_mtime_ns": os.stat(image).st_mtime_ns}, indent=None)

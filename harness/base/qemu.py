@@ -150,7 +150,14 @@ def boot(name, kernel, initrd, append, outdir, timeout, accel="tcg", smp=2,
                     f"QEMU killed; console ends with: {tail[-600:]}")
         return b
     b.seconds = round(time.time() - t0, 1)
-    with open(os.path.join(outdir, "qemu.out"), "w") as f:
+    return finish(b, p.returncode, out, expect, "QEMU", "qemu.out")
+
+
+def finish(b, returncode, out, expect, program, out_name):
+    """Decide b's outcome from what the guest left behind, after its
+    program (QEMU, or User-Mode Linux's linux) exited with returncode
+    and printed out (kept in out_name beside the logs)."""
+    with open(os.path.join(b.outdir, out_name), "w") as f:
         f.write(out or "")
     try:
         with open(b.console, errors="replace") as f:
@@ -164,9 +171,9 @@ def boot(name, kernel, initrd, append, outdir, timeout, accel="tcg", smp=2,
         results = ""
     panic = next((ln.strip() for ln in console.splitlines()
                   if "Kernel panic - not syncing" in ln), None)
-    if p.returncode != 0 and not console:
+    if returncode != 0 and not console:
         b.outcome = "qemu-error"
-        b.detail = f"QEMU exited with {p.returncode}: {(out or '').strip()[:400]}"
+        b.detail = f"{program} exited with {returncode}: {(out or '').strip()[:400]}"
     elif panic:
         b.outcome = "panic"
         b.detail = panic[panic.find("Kernel panic"):]
