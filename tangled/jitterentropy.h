@@ -66,10 +66,12 @@ u64 jent_testhook_clock(void);
  */
 #ifdef CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE
 void jent_testing_store_raw(u64 delta);
+int jent_testing_fixed_loops(void);
 void jent_testing_init(void);
 void jent_testing_exit(void);
 #else
 #define jent_testing_store_raw(delta) do { } while (0)
+#define jent_testing_fixed_loops() 0
 static inline void jent_testing_init(void) { }
 static inline void jent_testing_exit(void) { }
 #endif

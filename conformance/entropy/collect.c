@@ -2,13 +2,16 @@
 /*
  * Records the raw samples of one noise source in user space:
  *
- *   collect SEQ RESTARTS LEN OUTDIR
+ *   collect SEQ RESTARTS LEN OUTDIR [fixed]
  *
  * SEQ consecutive raw samples of one collector (OUTDIR/deltas.bin), then
  * RESTARTS restarts of LEN samples each (OUTDIR/restart-deltas.bin, row
  * after row): each restart runs the source's start-up test and reads from
  * a new collector, as SP 800-90B 3.1.4 asks.  Samples are the full 64-bit
- * time deltas, little-endian.  One line of JSON on stdout says what was
+ * time deltas, little-endian.  "fixed" records with the loop shuffle
+ * off, as the kernel's raw noise interface does when its loop_shuffle is
+ * N (our design only; the source's host asks collect_fixed_loops()).
+ * One line of JSON on stdout says what was
  * done: blocks read, failed reads, CPU and wall time.  Exit status 2 on
  * bad arguments or a failed start-up test, 3 on a permanent failure.
  */
@@ -25,12 +28,17 @@
 
 static unsigned long long *rec;
 static size_t rec_have, rec_want;
-static int recording;
+static int recording, fixed_loops;
 
 void collect_sample(unsigned long long delta)
 {
 	if (recording && rec_have < rec_want)
 		rec[rec_have++] = delta;
+}
+
+int collect_fixed_loops(void)
+{
+	return recording && fixed_loops;
 }
 
 unsigned long long collect_clock(void)
@@ -161,11 +169,13 @@ int main(int argc, char **argv)
 	void *ec;
 	int ret;
 
-	if (argc != 5 || !(n = strtoul(argv[1], NULL, 10)) ||
-	    !(len = strtoul(argv[3], NULL, 10))) {
-		fprintf(stderr, "usage: collect SEQ RESTARTS LEN OUTDIR\n");
+	if (argc < 5 || argc > 6 || !(n = strtoul(argv[1], NULL, 10)) ||
+	    !(len = strtoul(argv[3], NULL, 10)) ||
+	    (argc == 6 && strcmp(argv[5], "fixed"))) {
+		fprintf(stderr, "usage: collect SEQ RESTARTS LEN OUTDIR [fixed]\n");
 		return 2;
 	}
+	fixed_loops = argc == 6;
 	r = strtoul(argv[2], NULL, 10);
 	v = malloc(sizeof(*v) * (n > r * len ? n : r * len));
 	if (!v)
@@ -188,11 +198,12 @@ int main(int argc, char **argv)
 	}
 	timed(&rs, 0);
 	write_all(argv[4], "restart-deltas.bin", v, r * len);
-	printf("{\"source\":\"%s\",\"clock\":\"%s\",\"seq\":{\"samples\":%lu,"
+	printf("{\"source\":\"%s\",\"clock\":\"%s\",\"fixed_loops\":%d,"
+	       "\"seq\":{\"samples\":%lu,"
 	       "\"blocks\":%lu,\"intermittent\":%lu,\"cpu_s\":%.6f,\"wall_s\":%.6f},"
 	       "\"restart\":{\"restarts\":%lu,\"len\":%lu,\"blocks\":%lu,"
 	       "\"intermittent\":%lu,\"cpu_s\":%.6f,\"wall_s\":%.6f}}\n",
-	       source_name, collect_clock_name(), n, seq.blocks, seq.intermittent,
+	       source_name, collect_clock_name(), fixed_loops, n, seq.blocks, seq.intermittent,
 	       seq.cpu, seq.wall, r, len, rs.blocks, rs.intermittent, rs.cpu, rs.wall);
 	free(v);
 	return 0;

@@ -23,6 +23,8 @@ const char *collect_clock_name(void);
 
 /* Every raw sample of the collector being recorded goes through here. */
 void collect_sample(unsigned long long delta);
+/* 1 while a collector is recorded with fixed loop counts (our design). */
+int collect_fixed_loops(void);
 
 /* Both cores' allocator (the kernel's jent_zalloc() and jent_zfree()). */
 void *jent_zalloc(unsigned int len);

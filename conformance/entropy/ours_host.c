@@ -35,6 +35,12 @@ void jent_testing_store_raw(u64 delta)
 	collect_sample(delta);
 }
 
+/* The test interface's loop_shuffle, off while collect records "fixed". */
+int jent_testing_fixed_loops(void)
+{
+	return collect_fixed_loops();
+}
+
 int source_startup(void)
 {
 	return jent_entropy_init(NULL);
