@@ -9,10 +9,15 @@
  *
  * First conform.entropy_samples (default 1000000) consecutive samples, then
  * conform.entropy_restarts (1000) restarts of conform.entropy_len (1000)
- * samples each.  The samples go unchanged, as binary, to the data channel:
- * QEMU's debug console at I/O port 0xe9, which the host adds for this mode
- * (a serial port is paced at its line rate, 11 KB/s: 16 MB would take half
- * an hour); the results channel gets one "entropy-part" line per part with its size,
+ * samples each (conform.entropy_samples=0: the restarts only, as a boot of
+ * the restart-by-reboot collection makes one).  The samples go unchanged,
+ * as binary, to the data channel: QEMU's debug console at I/O port 0xe9,
+ * which the host adds for this mode (a serial port is paced at its line
+ * rate, 11 KB/s: 16 MB would take half an hour), or, under User-Mode Linux
+ * (conform.hostfs=DIR), the file data.bin in the host's directory DIR
+ * through hostfs.  conform.entropy_shuffle=0 records with the loop
+ * shuffle off (loop_shuffle set to N first; raw_noise_info must confirm
+ * it for every recording); the results channel gets one "entropy-part" line per part with its size,
  * its FNV-1a hash, the kernel's account of it and the time it took, and
  * the check guest.entropy.raw.
  */
@@ -27,30 +32,63 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/io.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RAW_PATH	"/sys/kernel/debug/jitterentropy_testing/raw_noise"
 #define INFO_PATH	"/sys/kernel/debug/jitterentropy_testing/raw_noise_info"
+#define SHUFFLE_PATH	"/sys/kernel/debug/jitterentropy_testing/loop_shuffle"
 #define DATA_PORT	0xe9	/* QEMU's isa-debugcon */
+#define HOSTFS_DIR	"/host"	/* User-Mode Linux: the host's directory */
 
 struct part {
 	const char *name;
+	int shuffle;			/* what raw_noise_info must say */
 	unsigned long rows, len;	/* restarts and samples per restart */
 	uint64_t fnv;
 	unsigned long blocks, intermittent;
 	long long us;
 };
 
-static int open_data_port(void)
+/*
+ * The data channel: a file descriptor of data.bin on hostfs under
+ * User-Mode Linux, or -2 for the I/O port under QEMU; -1 when neither
+ * can be had.
+ */
+static int open_data(const char **why)
 {
-	return ioperm(DATA_PORT, 1, 1);
+	char dir[256];
+	int fd;
+
+	if (!cmdline_value("conform.hostfs", dir, sizeof(dir))) {
+		*why = "no access to the data channel (ioperm of port 0xe9 failed)";
+		return ioperm(DATA_PORT, 1, 1) ? -1 : -2;
+	}
+	*why = "no access to the data channel (hostfs mount or data.bin failed)";
+	mkdir(HOSTFS_DIR, 0755);
+	if (mount("none", HOSTFS_DIR, "hostfs", 0, dir))
+		return -1;
+	fd = open(HOSTFS_DIR "/data.bin", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	return fd < 0 ? -1 : fd;
 }
 
 /* rep outsb: one instruction per chunk, which TCG and KVM both batch. */
 static int write_all(int port, const unsigned char *p, size_t n)
 {
-	(void)port;
-	outsb(DATA_PORT, p, n);
+	ssize_t w;
+
+	if (port == -2) {
+		outsb(DATA_PORT, p, n);
+		return 0;
+	}
+	while (n) {
+		w = write(port, p, n);
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
 	return 0;
 }
 
@@ -68,6 +106,7 @@ static const char *one_restart(unsigned long n, unsigned char *buf, struct part 
 {
 	char num[32], info[256];
 	unsigned long blocks = 0, inter = 0;
+	int shuffle = -1;
 	size_t got = 0, want = 8 * (size_t)n;
 	ssize_t r;
 	int fd = open(RAW_PATH, O_RDWR), len;
@@ -87,8 +126,12 @@ static const char *one_restart(unsigned long n, unsigned char *buf, struct part 
 		return "the raw_noise file returned fewer samples than asked for";
 	if (read_file(INFO_PATH, info, sizeof(info)) < 0 ||
 	    sscanf(strstr(info, "blocks") ? strstr(info, "blocks") : "",
-		   "blocks %lu\nintermittent %lu", &blocks, &inter) != 2)
+		   "blocks %lu\nintermittent %lu", &blocks, &inter) != 2 ||
+	    sscanf(strstr(info, "shuffle") ? strstr(info, "shuffle") : "",
+		   "shuffle %d", &shuffle) != 1)
 		return "raw_noise_info is not as documented";
+	if (shuffle != p->shuffle)
+		return "raw_noise_info: the loop shuffle is not as asked";
 	p->blocks += blocks;
 	p->intermittent += inter;
 	return NULL;
@@ -136,20 +179,29 @@ void run_entropy(void)
 	struct part rs = { .name = "restart",
 			   .rows = param("conform.entropy_restarts", 1000),
 			   .len = param("conform.entropy_len", 1000) };
-	const char *why;
+	const char *why = NULL;
 	char sig[13];
-	int port = open_data_port();
+	int port = open_data(&why);
+
+	seq.shuffle = rs.shuffle = param("conform.entropy_shuffle", 1) != 0;
 
 	hypervisor_signature(sig);
-	report_line("{\"type\":\"entropy-env\",\"hypervisor\":\"%s\"}", sig);
-	if (port < 0) {
-		report_check("guest.entropy.raw", "fail", "no access to the data channel "
-			     "(ioperm of port 0xe9 failed)", "\"errno\":%d", errno);
+	report_line("{\"type\":\"entropy-env\",\"hypervisor\":\"%s\","
+		    "\"shuffle\":%d}", sig, seq.shuffle);
+	if (port == -1) {
+		report_check("guest.entropy.raw", "fail", why, "\"errno\":%d", errno);
 		return;
 	}
-	why = send_part(port, &seq);
+	if (write_file(SHUFFLE_PATH, seq.shuffle ? "Y" : "N")) {
+		report_check("guest.entropy.raw", "fail", "writing " SHUFFLE_PATH
+			     " failed", "\"errno\":%d", errno);
+		return;
+	}
+	why = seq.len ? send_part(port, &seq) : NULL;
 	if (!why)
 		why = send_part(port, &rs);
+	if (port >= 0 && close(port) && !why)
+		why = "closing data.bin on hostfs failed";
 	if (why)
 		report_check("guest.entropy.raw", "fail", why, NULL);
 	else

@@ -56,7 +56,7 @@ static void report_environment(const char *mode)
 
 int main(void)
 {
-	char mode[64] = "checks", flag[8];
+	char mode[64] = "checks", flag[8], end[16] = "";
 	long long t0 = now_us();
 
 	mount_fs("proc", "/proc", "proc");
@@ -78,7 +78,9 @@ int main(void)
 		    crng_ready_now() ? "true" : "false");
 	report_line("{\"type\":\"end\",\"guest_us\":%lld}", now_us() - t0);
 	sync();
-	say("done in %.1f s; rebooting to end the run", (now_us() - t0) / 1e6);
-	reboot(RB_AUTOBOOT);
+	cmdline_value("conform.end", end, sizeof(end));
+	say("done in %.1f s; %s to end the run", (now_us() - t0) / 1e6,
+	    strcmp(end, "poweroff") ? "rebooting" : "powering off");
+	reboot(strcmp(end, "poweroff") ? RB_AUTOBOOT : RB_POWER_OFF);
 	return 0;
 }

@@ -46,6 +46,20 @@ int read_file(const char *path, char *buf, size_t n)
 	return (int)got;
 }
 
+/* Write text to path (a sysfs or debugfs knob); 0, or -1 with errno. */
+int write_file(const char *path, const char *text)
+{
+	size_t n = strlen(text);
+	int fd = open(path, O_WRONLY), err;
+
+	if (fd < 0)
+		return -1;
+	err = write(fd, text, n) == (ssize_t)n ? 0 : -1;
+	if (close(fd))
+		err = -1;
+	return err;
+}
+
 const char *kernel_cmdline(void)
 {
 	static char cmdline[4096];

@@ -11,6 +11,7 @@ extern const char *const drbg_drivers[22];
 
 /* Read up to n - 1 bytes of path into buf (NUL-terminated); bytes or -1. */
 int read_file(const char *path, char *buf, size_t n);
+int write_file(const char *path, const char *text);
 
 /*
  * The whole of path into a malloc()ed *bufp (one byte of room beyond it)

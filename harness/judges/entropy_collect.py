@@ -96,11 +96,24 @@ def build(source, bindir, pristine_dir=None):
     return exe
 
 
-def run(exe, outdir, samples, restarts, length, timeout=3600):
-    """Run a collector; its JSON line as a dict."""
+# A source named <base>-fixed is <base> recorded with the loop shuffle off:
+# every loop count at its minimum (the kernel's raw noise interface with
+# loop_shuffle set to N, the user-space collector with "fixed").
+FIXED = "-fixed"
+
+
+def base_of(name):
+    """The source a -fixed source is a variant of (the name itself otherwise)."""
+    return name.removesuffix(FIXED)
+
+
+def run(exe, outdir, samples, restarts, length, timeout=3600, fixed=False):
+    """Run a collector (fixed: with the loop shuffle off); its JSON line as
+    a dict."""
     os.makedirs(outdir, exist_ok=True)
     try:
-        r = subprocess.run([exe, str(samples), str(restarts), str(length), outdir],
+        r = subprocess.run([exe, str(samples), str(restarts), str(length), outdir] +
+                           (["fixed"] if fixed else []),
                            capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise CollectError(f"{os.path.basename(exe)} did not finish in {timeout} s") from None

@@ -43,11 +43,12 @@ from ..judges import entropy_data as ed
 from ..judges import entropy_figures as ef
 from ..judges import entropy_health as eh
 from ..judges import entropy_report as er
-from . import assess
+from . import assess, entropy_uml
 from .plan import BASE_APPEND
 
 OUT = config.build("entropy")
-SOURCES = ("ours-user", "pristine-user", "ours-kernel")
+SOURCES = ("ours-user", "ours-user-fixed", "pristine-user", "ours-kernel", "ours-uml",
+           "ours-uml-fixed", "ours-uml-tsc", "ours-uml-tsc-fixed")
 VN_BITS = 1000000           # unbiased bits assessed for our design's chain
 VN_SAMPLES = 5200000        # raw samples that yield them (about 5 per bit)
 GUEST_TIMEOUT = 3600
@@ -66,12 +67,12 @@ def collect_user(name, args, sdir):
     if name == "pristine-user":
         version, src = kcache.ensure_pristine()
         pdir = ec.pristine_sources(src, os.path.join(OUT, "pristine-src"))
-    exe = ec.build(name, bindir, pdir)
+    exe = ec.build(ec.base_of(name), bindir, pdir)
     n = max(args.samples, VN_SAMPLES) if name == "ours-user" else args.samples
     say(f"{name}: {n:,} consecutive raw samples, then {args.restarts} restarts x "
         f"{args.len} ({os.path.relpath(exe, config.TOP)})")
     t0 = time.time()
-    meta = ec.run(exe, sdir, n, args.restarts, args.len)
+    meta = ec.run(exe, sdir, n, args.restarts, args.len, fixed=name.endswith(ec.FIXED))
     if name == "pristine-user" and (meta["seq"]["intermittent"] or
                                     meta["restart"]["intermittent"]):
         # 6.1 reruns its start-up test after an intermittent failure, whose
@@ -251,8 +252,12 @@ def run(args):
             shutil.rmtree(sdir)
         os.makedirs(sdir)
         try:
-            metas[name] = (collect_kernel(args, sdir) if name == "ours-kernel"
-                           else collect_user(name, args, sdir))
+            if name == "ours-kernel":
+                metas[name] = collect_kernel(args, sdir)
+            elif ec.base_of(name) in entropy_uml.VARIANT:
+                metas[name] = entropy_uml.collect(name, args, sdir)
+            else:
+                metas[name] = collect_user(name, args, sdir)
             metas[name]["when"] = datetime.datetime.now(
                 datetime.timezone.utc).isoformat(timespec="seconds")
         except (ec.CollectError, ed.DataError, SystemExit) as e:
