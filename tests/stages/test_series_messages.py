@@ -22,26 +22,21 @@ declares three; and patch 4's RCT cutoffs, 31 and 61 where 6.1's were 30
 and 60, named without 6.1's values.
 """
 
-import os
 import re
 import subprocess
 import unittest
 
-from harness.base import config, kcache
+from harness.base import kcache
+from tests.stages.test_series import patches
 
-PATCHES = config.top("tangled/patches")
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
          "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
 
 def series():
     """[(name, message, diff)] of the cover letter and the patches."""
-    with open(os.path.join(PATCHES, "series")) as f:
-        names = [ln.strip() for ln in f if ln.strip()]
     out = []
-    for n in names:
-        with open(os.path.join(PATCHES, n)) as f:
-            text = f.read()
+    for n, text in patches():
         head, _, rest = text.partition("\n\n")
         msg, _, diff = rest.partition("\n---\n")
         subject = re.search(r"^Subject: (.*(?:\n .*)*)", head, flags=re.M)
