@@ -1,5 +1,8 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
+ * Copyright Seed c100dd53 maintainers
+ *	<maintainers@users.noreply.a-seed-c100dd53.example>, 2026
+ *
  * The CPU Jitter RNG: what its core (jitterentropy.c, built with -O0 and
  * without kernel headers) and its host (the crypto API glue, or a test
  * program) provide to each other.  An includer defines u8, u32 and u64.
