@@ -70,9 +70,12 @@ def build(top=TOP):
 
 
 def run_assessor(binary, data, json_out, bits=None, restart=None, hi=None,
-                 allow_short=False):
-    """Run the assessor; return (exit status, stdout, stderr, seconds)."""
+                 allow_short=False, submitter=None):
+    """Run the assessor; return (exit status, stdout, stderr, seconds).
+    submitter: the claimed H_submitter (H_I = min(claim, assessed))."""
     cmd = [binary]
+    if submitter is not None:
+        cmd += ["--submitter", str(submitter)]
     if bits is not None:
         cmd += ["--bits", str(bits)]
     if allow_short:

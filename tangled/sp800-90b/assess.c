@@ -124,6 +124,8 @@ struct result {
 	struct source src;
 	struct track literal, bitstring;
 	double h_original, h_bitstring, assessed;
+	double h_submitter, h_i;	/* the claim (--submitter) and H_I */
+	int submitter_given;
 	struct restart *restart;
 };
 struct restart {
@@ -1418,7 +1420,7 @@ static void json_restart(FILE *f, const struct restart *rs)
 	fputs(",\n    \"H_I\": ", f);
 	json_real(f, rs->h_i);
 	fprintf(f, ",\n    \"H_I_from\": \"%s\",\n", rs->h_i_given ? "option"
-		: "assessed");
+		: "3.1.3");
 	fprintf(f, "    \"sanity\": {\"alpha\": %.17g, \"cutoff\": %ld, "
 		"\"x_row\": %ld, \"x_col\": %ld, \"x_max\": %ld, \"pass\": %s},\n",
 		rs->alpha, rs->cutoff, rs->x_row, rs->x_col, rs->x_max,
@@ -1463,6 +1465,13 @@ static void json_result(FILE *f, const struct result *r)
 		fputs("null", f);
 	fputs(",\n  \"assessed\": ", f);
 	json_real(f, r->assessed);
+	fputs(",\n  \"H_submitter\": ", f);
+	if (r->submitter_given)
+		json_real(f, r->h_submitter);
+	else
+		fputs("null", f);
+	fputs(",\n  \"H_I\": ", f);
+	json_real(f, r->h_i);
 	fprintf(f, ",\n  \"cpu_seconds\": {\"literal\": %.3f, \"bitstring\": "
 		"%.3f}", r->literal.seconds, r->bitstring.seconds);
 	if (r->restart)
@@ -1499,6 +1508,9 @@ static void summary(FILE *f, const struct result *r)
 		fprintf(f, "H_bitstring  %.17g\n", r->h_bitstring);
 	fprintf(f, "assessed     %.17g bits per %d-bit sample (SP 800-90B 3.1.3)\n",
 		r->assessed, r->src.width);
+	if (r->submitter_given)
+		fprintf(f, "H_I          %.17g: the smaller of it and the claim %.17g\n",
+			r->h_i, r->h_submitter);
 	if (r->restart)
 		fprintf(f, "restart      %s: %s\n", r->restart->pass ? "PASS" : "FAIL",
 			r->restart->reason);
@@ -1506,7 +1518,8 @@ static void summary(FILE *f, const struct result *r)
 static void usage(void)
 {
 	fputs("usage: assess [--bits N] [--allow-short] [--json FILE|-]\n"
-	      "              [--restart FILE [--hi X]] FILE\n", stderr);
+	      "              [--submitter X] [--restart FILE [--hi X]] FILE\n",
+	      stderr);
 	exit(2);
 }
 
@@ -1543,12 +1556,17 @@ static void parse_options(int argc, char **argv, struct options *o,
 		} else if (!strcmp(argv[i], "--hi")) {
 			rs->h_i = number("--hi", argv[++i], 0, 8);
 			rs->h_i_given = 1;
+		} else if (!strcmp(argv[i], "--submitter")) {
+			r->h_submitter = number("--submitter", argv[++i], 0, 8);
+			r->submitter_given = 1;
 		} else {
 			usage();
 		}
 	}
 	if (i != argc - 1 || (rs->h_i_given && !rs->path))
 		usage();
+	if (rs->h_i_given && r->submitter_given)
+		fail("--hi", "the claim is given twice (--hi and --submitter)");
 	r->src.path = argv[i];
 }
 int main(int argc, char **argv)
@@ -1561,12 +1579,15 @@ int main(int argc, char **argv)
 	read_source(&r.src, o.allow_short);
 	if (rs.h_i_given && !(rs.h_i > 0 && rs.h_i <= r.src.width))
 		fail("--hi", "H_I = %g is not in (0, %d]", rs.h_i, r.src.width);
+	if (r.submitter_given && !(r.h_submitter > 0))
+		fail("--submitter", "a claim of %g bits is no claim", r.h_submitter);
 	if (rs.path)
 		read_restart(&rs, r.src.width);
 	assess(&r);
+	r.h_i = r.submitter_given ? fmin(r.h_submitter, r.assessed) : r.assessed;
 	if (rs.path) {
 		if (!rs.h_i_given)
-			rs.h_i = r.assessed;
+			rs.h_i = r.h_i;
 		r.restart = &rs;
 		restart_tests(&rs, r.src.width);
 	}

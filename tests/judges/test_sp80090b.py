@@ -409,6 +409,28 @@ class RestartTest(unittest.TestCase):
         self.assertIn("3.1.4.3", rs["reason"])
         self.assertNotIn("rows", rs)
 
+    def test_the_submitters_claim_bounds_h_i(self):
+        """3.1.3: H_I = min(H_submitter, assessed); the restart tests run
+        against that H_I, so a claim below the data's entropy loosens the
+        sanity check's cutoff, and a claim above it changes nothing."""
+        matrix = random.Random(95).randbytes(1000000)
+        path = write("restart-claim.bin", matrix)
+        _, plain = assess_json(self.data, "--allow-short", "--restart", path)
+        self.assertIsNone(plain["H_submitter"])
+        self.assertEqual(plain["H_I"], plain["assessed"])
+        _, low = assess_json(self.data, "--allow-short", "--submitter", 1,
+                             "--restart", path)
+        self.assertEqual(low["H_submitter"], 1.0)
+        self.assertEqual(low["H_I"], 1.0)
+        self.assertEqual(low["restart"]["H_I"], 1.0)
+        self.assertEqual(low["restart"]["H_I_from"], "3.1.3")
+        self.assertGreater(low["restart"]["sanity"]["cutoff"],
+                           plain["restart"]["sanity"]["cutoff"])
+        self.assertEqual(low["restart"]["H_validated"], 1.0)
+        _, high = assess_json(self.data, "--allow-short", "--submitter", 8)
+        self.assertEqual(high["H_I"], high["assessed"])
+        self.assertLess(high["H_I"], 8.0)
+
     def test_predictable_restarts_fail_the_validation(self):
         matrix = bytes((i + j) % 256 for i in range(1000) for j in range(1000))
         rc, rs = self.restart("restart-ramp.bin", matrix, 4)
@@ -482,6 +504,10 @@ class BadInputTest(unittest.TestCase):
                            ["'9'"])
         self.assertOneLine(["--allow-short", "--restart", p, "--hi", 0, p], "--hi",
                            ["not in (0, 8]"])
+        self.assertOneLine(["--allow-short", "--submitter", 0, p], "--submitter",
+                           ["no claim"])
+        self.assertOneLine(["--allow-short", "--restart", p, "--hi", 1, "--submitter",
+                            1, p], "--hi", ["given twice"])
         rc, out, err = run("--frobnicate", p)
         self.assertEqual(rc, 2)
         self.assertIn("usage", err)
