@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The recorded runs: evidence/ holds the reports of the runs too long for
-make check (make stress, make conform ARCH=i386, make mutants), each with
-the digest of the inputs its verdicts depend on.
+make check (make stress, make conform ARCH=i386, make mutants, and the
+full make entropy), each with the digest of the inputs its verdicts
+depend on.
 
 A run of hours cannot be repeated by every clean clone, and a machine's
 build/ does not outlive it; a laboratory keeps such a report with the
@@ -15,10 +16,18 @@ evidence/, and says which, and whether the inputs have changed since.
     digests()           {record: digest of its inputs, in this tree}
     load(name)          (report, provenance) or (None, None)
     record(name)        copy build/'s report into evidence/ (or die saying why)
+
+A record may keep more than its report: the entropy run keeps, under
+evidence/entropy/, every source's assessments and collection account, the
+figures' data, the 8-bit sample files the assessor read (xz-compressed),
+and the SHA-256 of every raw file it wrote (SHA256SUMS), so that a
+laboratory can assess the samples again and check them against the run.
 """
 
 import datetime
+import glob
 import hashlib
+import lzma
 import os
 import subprocess
 
@@ -36,6 +45,18 @@ HOST_JUDGE = ("tests/judges/jitter_driver.py", "tests/judges/test_jitter.py",
               "conformance/jitter", "conformance/entropy/sha3.c",
               "conformance/entropy/sha3.h", "conformance/entropy/zalloc.c",
               "conformance/entropy/zalloc.h")
+# The entropy run: the samples depend on the series, the core, the guest,
+# the kernel fragments and the collectors; the verdicts on the assessor
+# and the judges of the entropy stage.
+ENTROPY = ("tangled/patches", "tangled/jitterentropy.c", "tangled/jitterentropy.h",
+           "tangled/sp800-90b", "conformance/entropy", "conformance/guest",
+           "conformance/kconfig", "conformance/uml", "harness/judges/entropy_claim.py",
+           "harness/judges/entropy_collect.py", "harness/judges/entropy_data.py",
+           "harness/judges/entropy_math.py", "harness/judges/entropy_health.py",
+           "harness/judges/entropy_chain.py", "harness/judges/entropy_report.py",
+           "harness/judges/entropy_figures.py", "harness/judges/jitter_model.py",
+           "harness/stages/entropy.py", "harness/stages/entropy_uml.py",
+           "harness/stages/assess.py", "harness/stages/plan.py", "harness/base/uml.py")
 RECORDS = {
     "stress": {"build": "build/stress/report.json", "make": "make stress",
                "inputs": COMMON + ("harness/stages/stress.py",)},
@@ -48,6 +69,18 @@ RECORDS = {
                                     "harness/stages/kmutants_run.py",
                                     "harness/stages/kmutants_host.py")
                 + HOST_JUDGE},
+    "entropy": {"build": "build/entropy/summary.json", "make": "make entropy",
+                "inputs": ENTROPY, "dir": "entropy",
+                # Only the full run is kept: make check collects four sources.
+                "complete": ("ours-user", "ours-user-fixed", "pristine-user",
+                             "ours-kernel", "ours-uml", "ours-uml-fixed", "ours-uml-tsc",
+                             "ours-uml-tsc-fixed"),
+                # What is kept beside the summary, from build/entropy/: copied,
+                # xz-compressed, and only hashed.
+                "keep": ("*/assessment.json", "*/fold.json", "*/vn.json",
+                         "*/collect.json", "figures/*.json"),
+                "compress": ("*/raw.bin", "*/restart.bin"),
+                "hash": ("*/*.bin",)},
 }
 DIR = "evidence"
 MANIFEST = os.path.join(DIR, "manifest.json")
@@ -142,9 +175,34 @@ def _git(root, *args):
     return r.stdout.strip() if r.returncode == 0 else None
 
 
+def keep_files(rec, root):
+    """A record's files besides its report (RECORDS' "keep", "compress",
+    "hash"), into evidence/<dir>/; the old ones are removed first, so that
+    nothing of an earlier run survives beside this one's."""
+    src = os.path.dirname(os.path.join(root, rec["build"]))
+    dest = os.path.join(root, DIR, rec["dir"])
+    for old in glob.glob(os.path.join(dest, "**", "*"), recursive=True):
+        if os.path.isfile(old):
+            os.unlink(old)
+
+    def each(patterns):
+        return sorted({p for pat in patterns for p in glob.glob(os.path.join(src, pat))})
+    for p in each(rec.get("keep", ())) + each(rec.get("compress", ())):
+        with open(p, "rb") as f:
+            data = f.read()
+        rel = os.path.relpath(p, src)
+        if p.endswith(".bin"):
+            data, rel = lzma.compress(data, preset=9), rel + ".xz"
+        files.write_bytes(os.path.join(dest, rel), data)
+    sums = "".join(f"{files.sha256_file(p)}  {os.path.relpath(p, src)}\n"
+                   for p in each(rec.get("hash", ())))
+    files.write_text(os.path.join(dest, "SHA256SUMS"), sums)
+
+
 def record(name, root=None):
-    """Copy build/'s report of name into evidence/ and the manifest; die
-    with the reason if there is none or it was made on other inputs."""
+    """Copy build/'s report of name into evidence/ (and the files it keeps
+    beside it) and the manifest; die with the reason if there is none or
+    it was made on other inputs."""
     root = root or config.TOP
     rec = RECORDS[name]
     src = os.path.join(root, rec["build"])
@@ -154,9 +212,17 @@ def record(name, root=None):
     why = stale(rep, name, root)
     if why:
         config.die("evidence", f"{name}: {why}")
+    missing = [s for s in rec.get("complete", ()) if s not in (rep.get("sources") or {})]
+    if missing:
+        config.die("evidence", f"{name}: {rec['build']} lacks {', '.join(missing)}: only "
+                   f"a full `{rec['make']}` is kept")
     now = digest(rec["inputs"], root)
     dirty = _git(root, "status", "--porcelain", "--", *rec["inputs"])
-    path = os.path.join(DIR, f"{name}.json")
+    if rec.get("dir"):
+        keep_files(rec, root)
+        path = os.path.join(DIR, rec["dir"], os.path.basename(rec["build"]))
+    else:
+        path = os.path.join(DIR, f"{name}.json")
     files.write_json(os.path.join(root, path), rep)
     entries = manifest(root)
     entries[name] = {

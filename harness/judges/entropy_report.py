@@ -12,17 +12,23 @@ figures (build/entropy/figures/*.json), and the checks.
 
 A source's "design" is "ours" (the tangled core, in user space or in the
 kernel) or "pristine" (6.1's core).  Data from a TCG guest is "emulated":
-it is assessed and shown like the rest, and no check rests on it.
+it is assessed and shown like the rest, and no check rests on it.  Every
+source has the claim of its operating environment (entropy_claim.py):
+H_I = min(claim, assessed), the restart tests at that H_I, the validated
+H = min(H_r, H_c, H_I) carried through the chain, and nothing credited
+when the restart tests fail.  make check judges the sources of the
+credited environments.
 """
 
 import math
 
 from ..base.checks import Check
 from . import entropy_chain as chain
+from . import entropy_claim as claims
 from . import entropy_math as em
 from . import jitter_model as model
 
-H_CLAIM = 1.0           # bits per raw sample the health tests' cutoffs assume
+H_CLAIM = claims.H_SUBMITTER    # bits per raw sample: the cutoffs, H_I, the chain
 ESTIMATORS = ("mcv", "collision", "markov", "compression", "t_tuple", "lrs",
               "multi_mcw", "lag", "multi_mmc", "lz78y")
 
@@ -58,7 +64,8 @@ def assessment_of(a):
     if not a:
         return None
     out = {"H_original": a.get("H_original"), "H_bitstring": a.get("H_bitstring"),
-           "assessed": a.get("assessed"), "samples": a.get("samples"),
+           "assessed": a.get("assessed"), "H_submitter": a.get("H_submitter"),
+           "H_I": a.get("H_I", a.get("assessed")), "samples": a.get("samples"),
            "bits": a.get("bits_per_symbol") or a.get("bits"),
            "literal": {}, "bitstring": {}}
     for track in ("literal", "bitstring"):
@@ -109,12 +116,14 @@ def rate(meta, h_i):
 
 def validated(a):
     """The noise source's min-entropy per raw sample by SP 800-90B 3.1.4.2:
-    min(H_r, H_c, H_I) when the restart tests passed, else H_I (and the
-    restart check fails); with the rule that gave it."""
+    min(H_r, H_c, H_I) when the restart tests passed; nothing (0) when they
+    did not, or when there was no restart data; with the rule that gave it."""
     rs = a.get("restart") or {}
     if rs.get("pass") and rs.get("h_validated") is not None:
         return rs["h_validated"], "min(H_r, H_c, H_I), SP 800-90B 3.1.4.2"
-    return a["assessed"], "H_I (the restart tests did not pass)"
+    if not rs:
+        return 0.0, "nothing: no restart data (SP 800-90B 3.1.4)"
+    return 0.0, "nothing: the restart tests failed (SP 800-90B 3.1.4)"
 
 
 def source_summary(name, meta, desc, assess, health, bits):
@@ -123,19 +132,21 @@ def source_summary(name, meta, desc, assess, health, bits):
     validated one (3.1.4.2) that the chain, the cutoffs and the checks use;
     the rate is H_I times the raw samples per second (as make bench's)."""
     a = assessment_of(assess)
-    h_i = a["assessed"] if a else None
+    h_i = a["H_I"] if a else None
     h, h_from = validated(a) if a else (None, None)
     seq = meta.get("seq") or {}
     per_block = seq["samples"] / seq["blocks"] if seq.get("blocks") else None
     out = {"name": name, "design": meta["design"], "emulated": meta.get("emulated", False),
+           "environment": claims.environment_of(name), "claim": claims.claim_of(name),
+           "fixed_loops": bool(meta.get("fixed_loops")),
            "where": meta.get("where"), "clock": meta.get("clock"), "collect": meta,
            "describe": desc, "assessment": a, "h_i": h_i, "h": h, "h_from": h_from,
            "health": health,
            "samples_per_block": per_block,
            "fold": assessment_of(bits.get("fold")), "vn": assessment_of(bits.get("vn")),
            "rate": rate(meta, h_i)}
-    if h:
-        out["cutoffs_at_h"] = cutoffs(h)
+    if h is not None:
+        out["cutoffs_at_h"] = cutoffs(h) if h else None
         if meta["design"] == "ours" and out["fold"] and out["vn"]:
             steps, summ = chain.ours(h, out["fold"]["assessed"], out["vn"]["assessed"],
                                      per_block)
@@ -149,9 +160,10 @@ def source_summary(name, meta, desc, assess, health, bits):
 
 
 def checks(summary):
-    """make check's verdicts: the code's claims against ours-user's
-    evidence; the collection of every source; nothing on emulated data."""
-    out = []
+    """make check's verdicts: the collection of every source; the claim
+    against the evidence of every source of a credited environment;
+    nothing on emulated data or on an environment without a claim."""
+    out = [cutoffs_check(summary["code"])]
     code = summary["code"]
     for name, s in summary["sources"].items():
         cid = f"entropy.{name}"
@@ -164,25 +176,39 @@ def checks(summary):
                                 counts={"samples": s["collect"]["seq"]["samples"],
                                         "restarts": s["collect"]["restart"]["restarts"]},
                                 details={"h_i": s["h_i"], "emulated": s["emulated"]}))
-        if name != "ours-user":
+        if s["design"] != "ours" or not claims.credited(name):
             continue
-        out += evidence_checks(cid, s, code)
+        out += evidence_checks(cid, s, code, name)
     return out
 
 
-def evidence_checks(cid, s, code):
+def cutoffs_check(code):
+    """One claim: the code's cutoffs are the ones derived from it."""
+    want = cutoffs(code["h_claim"])
+    have = {"rct": code["rct"], "apt": code["apt"], "lag_run": code["lag_run"],
+            "lag_count": code["lag_count"]}
+    bad = [f"{k}: the code has {have[k]}, H_submitter = {code['h_claim']:g} gives "
+           f"{want[k]}" for k in have if list(have[k]) != list(want[k])]
+    return Check.judge("entropy.claim.cutoffs", "the health tests' cutoffs are those "
+                       f"of the claim H_submitter = {code['h_claim']:g} bit per raw "
+                       "sample (SP 800-90B 4.4)", bad, origin="host",
+                       details={"code": have, "derived": want})
+
+
+def evidence_checks(cid, s, code, name):
     out = []
     h = s["h"]
-    title = (f"ours-user: assessed min-entropy per raw sample >= the {code['h_claim']:g} "
-             "bit the code assumes")
+    title = (f"{name}: validated min-entropy per raw sample >= the claim H_submitter = "
+             f"{code['h_claim']:g} bit")
     kw = dict(origin="host", details={"h": h, "h_from": s.get("h_from"), "h_i": s["h_i"],
+                                      "assessed": (s["assessment"] or {}).get("assessed"),
                                       "h_claim": code["h_claim"]})
     out.append(Check.passed(f"{cid}.h-i", title, **kw) if h >= code["h_claim"] else
-               Check.failed(f"{cid}.h-i", title, f"assessed H = {h:.4f} bits per raw "
-                            f"sample ({s.get('h_from')}), below the {code['h_claim']:g} "
-                            "the health tests' cutoffs assume", **kw))
+               Check.failed(f"{cid}.h-i", title, f"H = {h:.4f} bits per raw "
+                            f"sample ({s.get('h_from')}), below the claim "
+                            f"{code['h_claim']:g}", **kw))
     summ = s.get("chain", {}).get("summary", {})
-    title = (f"ours-user: {code['block_words']} words per block carry the "
+    title = (f"{name}: {code['block_words']} words per block carry the "
              f"{code['needed']} bits a full-entropy block needs (SP 800-90B 3.1.5)")
     kw = dict(origin="host", details={"h_in_block": summ.get("h_in_block"),
                                        "h_word": summ.get("h_word")})
@@ -192,21 +218,36 @@ def evidence_checks(cid, s, code):
                             f"{summ.get('h_in_block', float('nan')):.1f} bits per block "
                             f"into SHA3-256, fewer than {code['needed']}", **kw))
     rs = (s["assessment"] or {}).get("restart") or {}
-    title = ("ours-user: the restart tests pass: the sanity check (SP 800-90B "
+    title = (f"{name}: the restart tests pass at H_I: the sanity check (SP 800-90B "
              "3.1.4.3) and the validation (3.1.4.2)")
     kw = dict(origin="host", details=rs)
     out.append(Check.passed(f"{cid}.restart", title, **kw)
                if rs.get("sanity") and rs.get("pass") else
                Check.failed(f"{cid}.restart", title, rs.get("reason") or
                             "no restart result", **kw))
-    out.append(health_check(cid, s["health"]))
+    out.append(health_check(cid, s["health"], name))
+    out.append(vn_yield_check(cid, s["health"], name))
     return out
 
 
-def health_check(cid, h):
+def vn_yield_check(cid, h, name):
+    """The von Neumann bound's cutoffs keep its false positives at alpha
+    only where a pair yields a bit with probability q >= 1/8 (chapter "The
+    CPU Jitter RNG: health tests"); q is measured on the data."""
+    vn = h["vn"]
+    q = vn.get("yield") or 0.0
+    title = (f"{name}: a pair yields a bit often enough for the von Neumann bound's "
+             "alpha (q >= 1/8)")
+    bad = [] if q >= 1 / 8 else [f"q = {q:.4f} < 1/8: the bound's false-positive rate "
+                                 f"is {vn.get('estimate', float('nan')):.3g}, not alpha"]
+    return Check.judge(f"{cid}.vn-yield", title, bad, origin="host",
+                       details={"yield": q, "estimate": vn.get("estimate")})
+
+
+def health_check(cid, h, name):
     """A health test that fires twice or more in 10^6 samples of good data
     fires far above alpha = 2^-30 (expected: 10^6 x 2^-30 = 0.001 times)."""
-    title = ("ours-user: no health test fires on the 1,000,000-sample file more "
+    title = (f"{name}: no health test fires on the 1,000,000-sample file more "
              "often than alpha allows")
     bad = [f"{k} fired at {h[k]['fires']} samples" for k in ("rct", "apt", "lag", "vn")
            if h[k]["fires"] >= 2]

@@ -35,9 +35,10 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ..base import config, files, guest, initramfs, kcache, proc, qemu, records
+from ..base import config, evidence, files, guest, initramfs, kcache, proc, qemu, records
 from ..base.checks import summarize
 from ..base.report import as_dicts
+from ..judges import entropy_claim as claims
 from ..judges import entropy_collect as ec
 from ..judges import entropy_data as ed
 from ..judges import entropy_figures as ef
@@ -202,25 +203,28 @@ def derive(name, meta, args, sdir):
 
 
 def assess_all(jobs, reuse=False):
-    """Run the assessor on every (source dir, stem, bits) job, two at a
-    time (the assessor is single-threaded; nothing is timed any more).
-    reuse: keep an assessment newer than its sample files."""
+    """Run the assessor on every (source dir, stem, bits, claim) job, two at
+    a time (the assessor is single-threaded; nothing is timed any more);
+    claim: the source's H_submitter for its raw samples, or None.
+    reuse: keep an assessment newer than its sample files and of the same
+    claim."""
     binary = assess.build()
 
     def one(job):
-        sdir, stem, bits = job
+        sdir, stem, bits, claim = job
         restart = os.path.join(sdir, "restart.bin") if stem == "raw" else None
         out = os.path.join(sdir, "assessment.json" if stem == "raw" else f"{stem}.json")
         ins = [os.path.join(sdir, f"{stem}.bin")] + ([restart] if restart else [])
         if reuse and os.path.exists(out) and all(
-                os.path.getmtime(out) >= os.path.getmtime(i) for i in ins):
+                os.path.getmtime(out) >= os.path.getmtime(i) for i in ins) and \
+                (files.read_json(out) or {}).get("H_submitter") == claim:
             return job, files.read_json(out)
         if os.path.exists(out):
             os.unlink(out)
         n = os.path.getsize(os.path.join(sdir, f"{stem}.bin"))
         rc, _, err, secs = assess.run_assessor(
             binary, os.path.join(sdir, f"{stem}.bin"), out, bits=bits, restart=restart,
-            allow_short=n < 1000000)
+            allow_short=n < 1000000, submitter=claim)
         if not os.path.exists(out):
             raise ed.DataError(f"the assessor failed on {sdir}/{stem}.bin: "
                                f"{(err.strip().splitlines() or [f'exit {rc}'])[0]}")
@@ -240,6 +244,9 @@ def run(args):
         if s not in SOURCES:
             config.die("entropy", f"unknown source {s!r} (known: {', '.join(SOURCES)})")
     os.makedirs(OUT, exist_ok=True)
+    # The digest of the inputs, taken before anything is collected, so that
+    # make evidence keeps only a run of this tree (base/evidence.py).
+    inputs = {"entropy": evidence.digest(evidence.RECORDS["entropy"]["inputs"])}
     metas, errors, timings = {}, {}, {}
     for name in names:                      # collection: one at a time
         sdir = os.path.join(OUT, name)
@@ -260,14 +267,19 @@ def run(args):
                 metas[name] = collect_user(name, args, sdir)
             metas[name]["when"] = datetime.datetime.now(
                 datetime.timezone.utc).isoformat(timespec="seconds")
+            metas[name]["inputs"] = inputs
         except (ec.CollectError, ed.DataError, SystemExit) as e:
             errors[name] = str(e)
             say(f"{name}: {e}")
         timings[f"{name}_collect_s"] = round(time.time() - t, 1)
+    # Samples reused from an earlier collection keep that collection's
+    # digest: a summary is of this tree's inputs only if all of them are.
+    inputs = next((m.get("inputs") for m in metas.values()
+                   if m.get("inputs") != inputs), inputs) or {}
     t = time.time()
     summary = analyse(names, metas, errors, args, started)
     timings["analysis_s"] = round(time.time() - t, 1)
-    summary.update(duration_s=round(time.time() - t0, 1), timings=timings,
+    summary.update(duration_s=round(time.time() - t0, 1), timings=timings, inputs=inputs,
                    accel=args.accel,
                    host={"cpu_model": proc.cpu_model(), "nproc": os.cpu_count(),
                          "machine": platform.machine(), "load_end": load()})
@@ -298,7 +310,8 @@ def analyse(names, metas, errors, args, started):
         except ed.DataError as e:
             errors[name] = str(e)
             continue
-        jobs += [(sdir, "raw", 8)] + [(sdir, stem, bits) for stem, bits in extra]
+        jobs += [(sdir, "raw", 8, claims.claim_of(name))] + [
+            (sdir, stem, bits, None) for stem, bits in extra]
     results = assess_all(jobs, args.reuse) if jobs else {}
     sources = {}
     for name in names:
@@ -314,8 +327,12 @@ def analyse(names, metas, errors, args, started):
                "sources": sources,
                "params": {"samples": args.samples, "restarts": args.restarts,
                           "len": args.len}}
-    ours = sources.get("ours-user", {}).get("chain", {}).get("summary", {})
-    summary["drbg"] = er.chain.drbg_claims(ours.get("h_block", 0), ours.get("full_entropy"))
+    summary["claims"] = claims.credit(sources)
+    kernel = summary["claims"].get("x86-64") or summary["claims"].get("x86-64-user") or {}
+    summary["drbg"] = er.chain.drbg_claims(kernel.get("credited_bits", 0),
+                                           kernel.get("full_entropy"))
+    summary["drbg_from"] = next((k for k in ("x86-64", "x86-64-user")
+                                 if k in summary["claims"]), None)
     summary["figures"] = ef.write_all(os.path.join(OUT, "figures"), summary, arrays, OUT)
     return summary
 

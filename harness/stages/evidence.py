@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The verb evidence (make evidence): keep the reports of the long runs.
 
-  python3 -m harness evidence [--only stress,i386,mutants]
+  python3 -m harness evidence [--only stress,i386,mutants,entropy]
 
-Copies build/stress/report.json, build/conformance-i386/report.json and
-build/mutants/series.json into evidence/ (base/evidence.py), each only if
-it was made on this tree's inputs, and writes evidence/manifest.json.
+Copies build/stress/report.json, build/conformance-i386/report.json,
+build/mutants/series.json and the full make entropy run (its summary, the
+sources' assessments, the figures' data, the 8-bit sample files and the
+SHA-256 of every raw file, into evidence/entropy/) into evidence/
+(base/evidence.py), each only if it was made on this tree's inputs, and
+writes evidence/manifest.json.
 Without --only a report that is not there is passed over (said); with
 --only it is an error.  Commit evidence/ afterwards: the book of a clean
 clone then has the figures.
@@ -41,6 +44,8 @@ def run(args):
 
 def register(sub):
     p = sub.add_parser("evidence", help="keep the reports of make stress, make conform "
-                       "ARCH=i386 and make mutants in evidence/ (if made on this tree)")
-    p.add_argument("--only", default="", help="comma-separated: stress, i386, mutants")
+                       "ARCH=i386, make mutants and make entropy in evidence/ (if made "
+                       "on this tree)")
+    p.add_argument("--only", default="",
+                   help="comma-separated: stress, i386, mutants, entropy")
     p.set_defaults(func=run)

@@ -235,5 +235,75 @@ class ResumeTest(unittest.TestCase):
             self.assertEqual(got["drbg:f:cmp:bbbbbb"], "survived")
 
 
+class EntropyRecordTest(unittest.TestCase):
+    """make evidence keeps the entropy run whole: its summary, each source's
+    assessments, the figures' data, the 8-bit sample files (xz) and the
+    SHA-256 of every raw file; nothing of an earlier record survives; a
+    run of other inputs is refused."""
+
+    def run_dir(self, top, raw=b"\x01\x02\x03" * 1000):
+        write(top, "conformance/entropy/collect.c", "int x;\n")
+        b = os.path.join(top, "build/entropy")
+        summary = {"inputs": evidence.digests(top),
+                   "sources": {n: {} for n in evidence.RECORDS["entropy"]["complete"]}}
+        write(top, "build/entropy/summary.json", json.dumps(summary))
+        write(top, "build/entropy/ours-uml-tsc/assessment.json", '{"H_I": 1.0}')
+        write(top, "build/entropy/figures/entropy-deltas.json", "{}")
+        for name in ("raw.bin", "restart.bin", "deltas.bin"):
+            with open(os.path.join(b, "ours-uml-tsc", name), "wb") as f:
+                f.write(raw)
+        return b
+
+    def test_the_run_is_kept_with_its_samples(self):
+        import hashlib
+        import lzma
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            self.run_dir(top)
+            write(top, "evidence/entropy/old-source/raw.bin.xz", "stale")
+            e = evidence.record("entropy", top)
+            self.assertEqual(e["file"], "evidence/entropy/summary.json")
+            d = os.path.join(top, "evidence/entropy")
+            self.assertFalse(os.path.exists(os.path.join(d, "old-source/raw.bin.xz")))
+            with open(os.path.join(d, "ours-uml-tsc/raw.bin.xz"), "rb") as f:
+                self.assertEqual(lzma.decompress(f.read()), b"\x01\x02\x03" * 1000)
+            self.assertTrue(os.path.exists(os.path.join(d, "ours-uml-tsc/restart.bin.xz")))
+            self.assertFalse(os.path.exists(os.path.join(d, "ours-uml-tsc/deltas.bin.xz")))
+            self.assertTrue(os.path.exists(os.path.join(d, "ours-uml-tsc/assessment.json")))
+            self.assertTrue(os.path.exists(os.path.join(d, "figures/entropy-deltas.json")))
+            with open(os.path.join(d, "SHA256SUMS")) as f:
+                sums = dict(reversed(ln.split("  ")) for ln in f.read().splitlines())
+            want = hashlib.sha256(b"\x01\x02\x03" * 1000).hexdigest()
+            self.assertEqual(sums, {f"ours-uml-tsc/{n}": want
+                                    for n in ("deltas.bin", "raw.bin", "restart.bin")})
+            rep, prov = evidence.load("entropy", top)
+            self.assertEqual(prov["source"], "build")
+            os.rename(os.path.join(top, "build"), os.path.join(top, "build.away"))
+            rep, prov = evidence.load("entropy", top)
+            self.assertEqual((prov["source"], prov["current"]), ("evidence", True))
+
+    def test_a_partial_run_is_refused(self):
+        """make check's four sources are not the record of make entropy."""
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            self.run_dir(top)
+            path = os.path.join(top, "build/entropy/summary.json")
+            with open(path) as f:
+                rep = json.load(f)
+            del rep["sources"]["ours-uml"]
+            write(top, "build/entropy/summary.json", json.dumps(rep))
+            with self.assertRaisesRegex(SystemExit, "lacks ours-uml: only a full"):
+                evidence.record("entropy", top)
+
+    def test_a_run_of_other_inputs_is_refused(self):
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            self.run_dir(top)
+            write(top, "harness/judges/entropy_report.py", "changed = 1\n")
+            with self.assertRaisesRegex(SystemExit, "other inputs"):
+                evidence.record("entropy", top)
+            self.assertFalse(os.path.exists(os.path.join(top, "evidence/entropy")))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -187,16 +187,19 @@ class ChainTest(unittest.TestCase):
         self.assertEqual(rows[128]["reseed_bits"], 64)
 
 
-def summary_of(h_i=5.0, h_vn=0.85, sanity=True, fires=0, validation=True):
+def summary_of(h_i=5.0, h_vn=0.85, sanity=True, fires=0, validation=True, q=0.3,
+               name="ours-user"):
     steps, s = chain.ours(h_i, 0.3, h_vn, 2200)
     health = {k: {"fires": 0} for k in ("rct", "apt", "lag", "vn")}
     health["lag"]["fires"] = fires
-    src = {"name": "ours-user", "h_i": h_i, "h": h_i, "emulated": False, "health": health,
+    health["vn"].update({"yield": q, "estimate": (1 - q) ** 156})
+    src = {"name": name, "h_i": h_i, "h": h_i, "emulated": False, "health": health,
+           "design": "ours",
            "collect": {"seq": {"samples": 10 ** 6}, "restart": {"restarts": 1000}},
            "assessment": {"restart": {"sanity": sanity, "pass": sanity and validation,
                                       "reason": "x"}},
            "chain": {"steps": steps, "summary": s}}
-    return {"code": er.code_claims(), "sources": {"ours-user": src,
+    return {"code": er.code_claims(), "sources": {name: src,
                                                   "ours-kernel": {"error": "no kernel"}}}
 
 
@@ -237,6 +240,24 @@ class ReportTest(unittest.TestCase):
                          "fail")
         self.assertEqual(self.verdicts(fires=2)["entropy.ours-user.health-fp"], "fail")
         self.assertEqual(self.verdicts(fires=1)["entropy.ours-user.health-fp"], "pass")
+        self.assertEqual(self.verdicts(q=0.12)["entropy.ours-user.vn-yield"], "fail")
+        self.assertEqual(self.verdicts(q=0.13)["entropy.ours-user.vn-yield"], "pass")
+
+    def test_only_credited_environments_are_judged(self):
+        """ours-uml-tsc (the kernel object, x86-64's path) is judged; ours-uml
+        (a 256 ns tick, no claim) is reported, never judged."""
+        v = {c.id: c.status for c in er.checks(summary_of(name="ours-uml-tsc"))}
+        self.assertEqual(v["entropy.ours-uml-tsc.h-i"], "pass")
+        v = {c.id: c.status for c in er.checks(summary_of(h_i=0.6, name="ours-uml"))}
+        self.assertEqual(v["entropy.ours-uml.collected"], "pass")
+        self.assertNotIn("entropy.ours-uml.h-i", v)
+
+    def test_the_codes_cutoffs_are_the_claims(self):
+        v = self.verdicts()
+        self.assertEqual(v["entropy.claim.cutoffs"], "pass")
+        code = er.code_claims()
+        code["rct"] = [30, 60]                  # 6.1's, which count otherwise
+        self.assertEqual(er.cutoffs_check(code).status, "fail")
 
 
 if __name__ == "__main__":

@@ -116,16 +116,20 @@ class RunTest(unittest.TestCase):
             entropy.run(args)
 
 
-def fake_assessment(h, sanity=True, h_r=None):
-    """The parts of the assessor's JSON that make entropy reads; h_r: the
-    row assessment of the restart matrix (h when not given)."""
+def fake_assessment(h, sanity=True, h_r=None, claim=None):
+    """The parts of the assessor's JSON that make entropy reads, as the
+    assessor writes them for a claim (--submitter): H_I = min(claim, h),
+    the restart tests at H_I; h_r: the row assessment of the restart
+    matrix (h when not given)."""
     h_r = h if h_r is None else h_r
-    valid = sanity and h_r >= h / 2
+    h_i = h if claim is None else min(claim, h)
+    valid = sanity and h_r >= h_i / 2
     return {"assessed": h, "H_original": h, "H_bitstring": h, "samples": 1000000,
+            "H_submitter": claim, "H_I": h_i,
             "bits_per_symbol": 8, "literal": {}, "bitstring": {},
-            "restart": {"H_I": h, "sanity": {"pass": sanity, "cutoff": 48, "x_max": 40},
+            "restart": {"H_I": h_i, "sanity": {"pass": sanity, "cutoff": 48, "x_max": 40},
                         "H_r": h_r if sanity else None, "H_c": h if sanity else None,
-                        "H_validated": min(h, h_r) if valid else None,
+                        "H_validated": min(h_i, h_r) if valid else None,
                         "verdict": "pass" if valid else "fail",
                         "reason": "sanity check (3.1.4.3) passed" if sanity else
                         "sanity check (3.1.4.3) failed: a value occurs 60 times"}}
@@ -149,12 +153,13 @@ class VerdictTest(unittest.TestCase):
                 "restart": {"restarts": self.R, "len": self.L, "intermittent": 0}}
 
     def verdict(self, h_i, sanity=True, h_vn=0.9, json_out=None, h_r=None):
-        tmp = tempfile.mkdtemp(prefix="entropy-verdict-")
+        tmp = self.out = tempfile.mkdtemp(prefix="entropy-verdict-")
         self.addCleanup(shutil.rmtree, tmp)
         args = argparse.Namespace(sources="ours-user", samples=self.N, restarts=self.R,
                                   len=self.L, accel="tcg", reuse=False,
                                   json=json_out or os.path.join(tmp, "checks.json"))
-        results = {("ours-user", "raw"): fake_assessment(h_i, sanity, h_r),
+        claim = er.claims.claim_of("ours-user")
+        results = {("ours-user", "raw"): fake_assessment(h_i, sanity, h_r, claim),
                    ("ours-user", "fold"): fake_assessment(0.3),
                    ("ours-user", "vn"): fake_assessment(h_vn)}
         with mock.patch.object(entropy, "OUT", tmp), \
@@ -188,15 +193,46 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(v["entropy.ours-user.restart"], "pass")
 
     def test_failed_restart_validation_exits_1(self):
-        rc, v = self.verdict(5.0, h_r=2.4)
+        """H_I is the claim, 1 bit; rows of 0.4 bit are below H_I / 2."""
+        rc, v = self.verdict(5.0, h_r=0.4)
         self.assertEqual(rc, 1)
         self.assertEqual(v["entropy.ours-user.restart"], "fail")
 
-    def test_failed_restart_sanity_check_exits_1(self):
+    def test_failed_restart_sanity_check_credits_nothing(self):
+        """SP 800-90B 3.1.4: a source whose restart tests fail is credited
+        nothing, whatever its sequential data shows."""
         rc, v = self.verdict(5.0, sanity=False)
         self.assertEqual(rc, 1)
         self.assertEqual(v["entropy.ours-user.restart"], "fail")
-        self.assertEqual(v["entropy.ours-user.h-i"], "pass")
+        self.assertEqual(v["entropy.ours-user.h-i"], "fail")
+        self.assertEqual(v["entropy.ours-user.credit"], "fail")
+
+    def test_h_i_is_the_claim_when_the_data_shows_more(self):
+        """One claim: with 5 bits assessed, H_I and the validated H are the
+        claimed 1 bit, and the chain carries 1 bit per raw sample."""
+        rc, _ = self.verdict(5.0)
+        self.assertEqual(rc, 0)
+        with open(os.path.join(self.out, "summary.json")) as f:
+            src = json.load(f)["sources"]["ours-user"]
+        self.assertEqual((src["claim"], src["h_i"], src["h"]), (1.0, 1.0, 1.0))
+        self.assertEqual(src["chain"]["steps"][0]["h_out"], 1.0)
+
+    def test_the_record_wants_every_source(self):
+        self.assertEqual(entropy.evidence.RECORDS["entropy"]["complete"], entropy.SOURCES)
+
+    def test_the_claim_is_passed_to_the_assessor(self):
+        seen = []
+        with mock.patch.object(entropy.assess, "build", return_value="assess"), \
+                mock.patch.object(entropy.assess, "run_assessor",
+                                  side_effect=lambda *a, **k: seen.append(k) or (2, "", "x",
+                                                                               0.0)):
+            tmp = tempfile.mkdtemp(prefix="entropy-claim-")
+            self.addCleanup(shutil.rmtree, tmp)
+            with open(os.path.join(tmp, "raw.bin"), "wb") as f:
+                f.write(b"\x01\x02" * 10)
+            with self.assertRaises(entropy.ed.DataError):
+                entropy.assess_all([(tmp, "raw", 8, 1.0)])
+        self.assertEqual(seen[0]["submitter"], 1.0)
 
 
 class CheckStepTest(unittest.TestCase):

@@ -5,16 +5,20 @@ which argues and links here; every number here is read from
 build/entropy/summary.json and every figure drawn from
 build/entropy/figures/*.json (harness/stages/entropy.py writes both).
 
-render(ctx) -> (markdown, notes); ctx as in worked_example.py.  Without the
-data the part says so and names the command; a note (a build warning)
-says what is missing.
+render(ctx) -> (markdown, notes); ctx as in worked_example.py.  Without a
+run in build/ the part reads the recorded one (evidence/entropy/, kept by
+`make evidence`) and says so, and whether its inputs are this tree's;
+without either it says so and names the command, and a note (a build
+warning) says what is missing.
 """
 
 import glob
 import json
 import os
 
+from ...base import evidence
 from . import figures
+from .hardening import provenance_md
 from .md import small_table, when
 
 SUMMARY = "build/entropy/summary.json"
@@ -41,6 +45,12 @@ def f(v, d=4):
 
 
 def table(head, rows):
+    if not rows:
+        return ["(No source of this run has data for this table.)", ""]
+    return _table(head, rows)
+
+
+def _table(head, rows):
     # The dashes give pandoc each column's share of the width: as wide as
     # its longest word, so that a source's name is not squeezed past its
     # column (12 equal columns would be).
@@ -59,20 +69,63 @@ def label(n, s):
     return f"`{n}`" + (" (emulated)" if s.get("emulated") else "")
 
 
+def claims_md(data, esc):
+    """One claim per operating environment, and what its sources support."""
+    rows = []
+    for env, c in (data.get("claims") or {}).items():
+        rows.append([esc(c["title"]), f(c["claim"], 3) if c["claim"] else "none",
+                     ", ".join(f"`{n}`" for n in c["sources"]), f(c["h"], 4),
+                     f(c["h_vn"], 4), f(c["credited_bits"], 1),
+                     f(c["full_entropy"]) if c["claim"] else "--",
+                     "judged" if c["credited"] else "reported"])
+    return table(["operating environment", "$H_{submitter}$", "sources",
+                  "validated $H$ (least)", "$h'$ unbiased bits (least)",
+                  "credit per block (bits)", "full entropy", "make check"], rows)
+
+
+def shuffle_md(data):
+    """Each source beside its -fixed variant: the loop shuffle's share."""
+    rows = []
+    srcs = dict(ok_sources(data))
+    for n, s in srcs.items():
+        fx = srcs.get(n + "-fixed")
+        if not fx:
+            continue
+        for name, x in ((n, s), (n + "-fixed", fx)):
+            a = x["assessment"] or {}
+            rs = a.get("restart") or {}
+            rows.append([label(name, x), "fixed" if x.get("fixed_loops") else "shuffled",
+                         f(x["describe"]["quantiles"]["median"]), f(a.get("assessed")),
+                         f(rs.get("h_r")), f(rs.get("h_c")),
+                         f((x.get("vn") or {}).get("assessed")),
+                         f(x["samples_per_block"], 1), f(x.get("h")),
+                         f(((x.get("chain") or {}).get("summary") or {})
+                           .get("credited_bits"), 1)])
+    return table(["source", "loop counts", "median delta", "assessed (no claim)",
+                  "$H_r$", "$H_c$", "$h'$ unbiased bits", "samples per block",
+                  "$H$ credited", "credit per block"], rows)
+
+
 def sources_md(data, esc):
     rows = []
     for n, s in data["sources"].items():
         if s.get("error"):
-            rows.append([f"`{n}`", "**not collected**: " + esc(s["error"][:200]),
-                         "", "", "", "", ""])
+            rows.append([f"`{n}`", "**not collected**: " + esc(s["error"][:200])]
+                        + [""] * 7)
             continue
         c = s["collect"]
+        st = c.get("startup_at_boot")
         rows.append([label(n, s), esc(s["where"] or ""), esc(c.get("clock", "")),
+                     "fixed" if s.get("fixed_loops") else "shuffled",
                      f(c["seq"]["samples"]), f(s["samples_per_block"], 1),
-                     f"{c['restart']['restarts']} x {c['restart']['len']}",
-                     f(c.get("wall_total_s") or c.get("boot_s"), 1)])
-    return table(["source", "where", "timer", "consecutive samples", "samples per block",
-                  "restarts", "seconds"], rows)
+                     f"{c['restart']['restarts']} x {c['restart']['len']}, by "
+                     f"{c['restart'].get('by', 'a new collector')}",
+                     f"{st['passed']} of {st['boots']}" if st else "--",
+                     f(c.get("wall_total_s") or c.get("boot_s") or
+                       c["restart"].get("wall_s"), 1)])
+    return table(["source", "where", "timer", "loop counts", "consecutive samples",
+                  "samples per block", "restarts", "start-up passed at boot",
+                  "seconds"], rows)
 
 
 def symbol_md(data):
@@ -97,7 +150,8 @@ def estimators_md(data):
         rows.append([name] + [f(s["assessment"][t].get(k)) for _, s in srcs
                               for t in ("literal", "bitstring")])
     for key, name in (("H_original", "$H_{original}$"), ("H_bitstring", "$H_{bitstring}$"),
-                      ("assessed", "**assessed $H_I$**")):
+                      ("assessed", "assessed"), ("H_submitter", "$H_{submitter}$"),
+                      ("H_I", "**$H_I$** (3.1.3)")):
         rows.append([name] + [f(s["assessment"].get(key)) if t == "literal" else ""
                               for _, s in srcs for t in ("literal", "bitstring")])
     rows.append(["decided by"] + [decided(s["assessment"].get("decided_by"))
@@ -138,7 +192,7 @@ def restart_md(data):
                      f(r.get("x_col")), f(a.get("col_mcv_first", [None])[0]),
                      f(r.get("sanity")), f(r.get("h_r")), f(r.get("h_c")),
                      f(r.get("pass")), f(s.get("h"))])
-    return table(["source", "$H_I$ claimed", "cutoff $U$", "largest row count",
+    return table(["source", "$H_I$", "cutoff $U$", "largest row count",
                   "largest column count", "column 0 count", "sanity (3.1.4.3)",
                   "$H_r$", "$H_c$", "validation (3.1.4.2)", "$H$ credited"], rows)
 
@@ -229,10 +283,12 @@ def rate_md(data):
 
 
 def figure_md(ctx, fid, notes):
-    """Draw figure fid from its data file; its Markdown (empty if none)."""
-    path = os.path.join(ctx["top"], FIGDATA, f"{fid}.json")
+    """Draw figure fid from its data file (beside the summary the part
+    read: build/ or evidence/); its Markdown (empty if none)."""
+    figdata = ctx.get("entropy_figdata", FIGDATA)
+    path = os.path.join(ctx["top"], figdata, f"{fid}.json")
     if not os.path.exists(path):
-        notes.append(f"entropy figure {fid}: no data ({FIGDATA}/{fid}.json)")
+        notes.append(f"entropy figure {fid}: no data ({figdata}/{fid}.json)")
         return []
     figdir = os.path.join(ctx["outdir"], "figures")
     os.makedirs(figdir, exist_ok=True)
@@ -273,7 +329,8 @@ def intro_md(data, ctx):
            f"What {code('make entropy')} measured on {esc(host.get('cpu_model', '?'))} "
            f"({host.get('nproc', '?')} CPUs), started {esc(when(data.get('started')))}, in "
            f"{f(data.get('duration_s'), 0)} seconds; every number and figure of this part "
-           f"is read from {code(SUMMARY)} and {code(FIGDATA + '/')}, and the chapter "
+           f"is read from {code(ctx.get('entropy_summary', SUMMARY))} and "
+           f"{code(ctx.get('entropy_figdata', FIGDATA) + '/')}, and the chapter "
            "[entropy evidence](#jitter-entropy) says what they mean.", ""]
     if emu:
         out += [f"Data of {', '.join(code(n) for n in emu)} comes from a guest under "
@@ -283,6 +340,8 @@ def intro_md(data, ctx):
 
 
 SECTIONS = (
+    ("The claim per operating environment {- #entropy-run-claims}",
+     lambda d, c, n: claims_md(d, c["esc"])),
     ("The sources {- #entropy-run-sources}", lambda d, c, n: sources_md(d, c["esc"])),
     ("The raw sample and its symbol {- #entropy-run-symbol}",
      lambda d, c, n: symbol_md(d) + figure_md(c, "entropy-deltas", n)),
@@ -290,6 +349,8 @@ SECTIONS = (
      lambda d, c, n: estimators_md(d) + bits_md(d)),
     ("Restart tests {- #entropy-run-restart}",
      lambda d, c, n: restart_md(d) + figure_md(c, "entropy-restart", n)),
+    ("The loop shuffle, on and off {- #entropy-run-shuffle}",
+     lambda d, c, n: shuffle_md(d)),
     ("Dependence on the past {- #entropy-run-lag}",
      lambda d, c, n: figure_md(c, "entropy-correlation", n)),
     ("The entropy chain to an output block {- #entropy-run-chain}",
@@ -304,18 +365,23 @@ SECTIONS = (
 
 
 def render(ctx):
-    path = os.path.join(ctx["top"], SUMMARY)
-    if not os.path.exists(path):
-        return placeholder(ctx, f"{SUMMARY} does not exist")
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        data, prov = evidence.load("entropy", ctx["top"])
+    except SystemExit as e:
+        return placeholder(ctx, str(e))
+    if data is None:
+        return placeholder(ctx, f"{SUMMARY} does not exist and no run is recorded "
+                           "in evidence/")
+    try:
         data["sources"], data["code"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        return placeholder(ctx, f"{SUMMARY} is unreadable: {e}")
+    except (KeyError, TypeError) as e:
+        return placeholder(ctx, f"{prov['path']} is unreadable: {e}")
+    ctx = dict(ctx, entropy_summary=prov["path"],
+               entropy_figdata=os.path.join(os.path.dirname(prov["path"]), "figures"))
     notes = [f"entropy evidence: {n} was not collected: {s['error'][:200]}"
              for n, s in data["sources"].items() if s.get("error")]
     out = intro_md(data, ctx)
+    out[2:2] = provenance_md("entropy", prov, ctx["esc"], ctx["code"])
     for title, body in SECTIONS:
         out += [f"## {title}", ""] + body(data, ctx, notes)
     return "\n".join(out) + "\n", notes

@@ -31,7 +31,8 @@ def fake_source(name, h_i, emulated=False, design="ours"):
               "bitstring": {"mcv": {"min_entropy": .99}},
               "restart": {"H_I": h_i, "sanity": {"cutoff": 45, "x_row": 40, "x_col": 33,
                                                  "x_max": 40, "pass": True},
-                          "H_r": h_i + .1, "H_c": h_i + .2, "verdict": "pass",
+                          "H_r": h_i + .1, "H_c": h_i + .2, "H_validated": h_i,
+                          "verdict": "pass",
                           "reason": "ok"}}
     bits = {"fold": {"assessed": .32, "samples": 10 ** 6, "literal": {"mcv": est}},
             "vn": {"assessed": .8512, "samples": 10 ** 6, "literal": {"mcv": est}}}
