@@ -46,7 +46,7 @@ export MUTANTS MUTANT_IDS MUTANTS_VARIANT MUTANTS_MINUTES MUTANTS_RESUME
 .PHONY: help deps deps-book lint tangle drift checkpatch kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
 	kernel-debug conform-debug teeth mutants mutants-harness bisect modules-check i386check \
-	examples assess entropy-kat entropy acvp-registration acvp stress evidence
+	examples assess entropy-kat entropy acvp-registration acvp stress evidence pud
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -189,6 +189,11 @@ entropy-kat: deps
 # harness/stages/entropy.py).  ACCEL=kvm for a lab's own hardware.
 entropy: kernel
 	@$(H) entropy --accel $(ACCEL)
+
+# The Public Use Document (HTML and PDF) from the code and the entropy run
+# (build/entropy/, else the one recorded in evidence/entropy/).
+pud: deps deps-book
+	@$(H) pud
 
 # The book: HTML and PDF in build/book; book-check renders it and writes
 # build/book/book-checks.json.  The worked example's data and the
