@@ -237,6 +237,9 @@ def boot_all(plan, args, imgs, inits, src, cavs_meta=None):
         say(f"the boot scheduler failed ({e!r}): every guest stopped")
     finally:
         qemu.stop_all(close=True)
+    # Every boot thread has been joined: the next run of this process may
+    # boot again (a closed gate left behind made its boots qemu errors).
+    qemu.reopen()
     return [r if r is not None else harness_error(plan[i], args.accel, errors.get(i))
             for i, r in enumerate(results)]
 

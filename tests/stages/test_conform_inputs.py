@@ -116,6 +116,15 @@ class ConformRunTest(unittest.TestCase):
         self.assertEqual(checks["conform.inputs"]["status"], "pass")
         self.assert_none_running()
 
+    def test_a_boot_after_the_run_starts(self):
+        """conform closes QEMU's gate while it stops its guests; once they
+        are stopped it opens it again, so that a later boot of the same
+        process (another test module, in any order) is not refused."""
+        self.run_conform("a")
+        b = conform.qemu.boot("later", "bzImage", "initrd", "conform.mode=idle",
+                              os.path.join(self.d, "later"), 30)
+        self.assertEqual(b.outcome, "end", b.detail)
+
     def test_unknown_boot_boots_nothing(self):
         with mock.patch.object(conform.config, "warn") as warn:
             rc, rep, checks = self.run_conform("mian")
