@@ -20,7 +20,7 @@ from ..base import conf as confmod
 from ..base import config, evidence, files, guest, initramfs, kbuild, kcache, proc, qemu, records
 from ..base import reqs as reqsmod
 from ..base.checks import Check, validate
-from ..base.report import new_id, write_all
+from ..base.report import new_id, remove_all, write_all
 from ..judges import boot as boot_judge
 from ..judges import (cavs_judge, figures, hardening, kernel_log, kmemleak, kunit,
                       proc_crypto, seed_trace, seeds)
@@ -334,6 +334,9 @@ def after_boots(results, args, variants, version, conf, started):
 
 def conform(args):
     t0 = time.time()
+    # The last run's report goes first: a run that stops before its own
+    # (no kernel, a cache that cannot be made) leaves none, not a stale one.
+    remove_all(args.out)
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     digests = evidence.digests()
     conf = confmod.load()

@@ -22,6 +22,8 @@ from unittest import mock
 from harness.base import config
 from harness.stages import conform, inputs
 
+from ..verbs import run_verb
+
 FAKE_QEMU = r"""#!/bin/bash
 echo $$ >> "$FAKE_QEMU_PIDS"
 con= res= app=
@@ -38,6 +40,7 @@ case "$app" in
 esac
 sleep 0.5
 echo '{"type":"begin"}' > "$res"
+[ -n "$FAKE_QEMU_RESULT" ] && echo "$FAKE_QEMU_RESULT" >> "$res"
 echo '{"type":"end"}' >> "$res"
 """
 
@@ -125,6 +128,38 @@ class ConformRunTest(unittest.TestCase):
                               os.path.join(self.d, "later"), 30)
         self.assertEqual(b.outcome, "end", b.detail)
 
+    def test_a_status_the_report_does_not_know(self):
+        """a guest check with status "ok": the report is still written, with
+        that check failed and counted (before, summarize() raised KeyError
+        'ok' and the last run's report stayed)"""
+        self.stale_report()
+        rec = json.dumps({"type": "check", "id": "guest.odd", "status": "ok"})
+        with mock.patch.dict(os.environ, {"FAKE_QEMU_RESULT": rec}):
+            rc, rep, checks = self.run_conform("a")
+        self.assertEqual(rc, 1)
+        self.assertEqual(checks["guest.odd"]["status"], "fail")
+        self.assertIn("status 'ok' reported", checks["guest.odd"]["reason"])
+        self.assertNotIn("stale", checks)
+        self.assertEqual(rep["summary"]["failed"],
+                         sum(1 for c in checks.values() if c["status"] == "fail"))
+
+    def test_a_run_that_stops_leaves_no_report(self):
+        """conform stops before its report (no kernel image): the last run's
+        report is gone, not left for a reader to take as this run's"""
+        self.stale_report()
+        with mock.patch.object(conform, "images", side_effect=SystemExit("no kernel")):
+            with self.assertRaises(SystemExit):
+                self.run_conform("a")
+        for name in ("report.json", "report.md", "report.xml"):
+            self.assertFalse(os.path.exists(os.path.join(self.out, name)), name)
+
+    def stale_report(self):
+        from harness.base import report
+        from harness.base.checks import Check
+        os.makedirs(self.out, exist_ok=True)
+        report.write_all({"started": "2026-01-01T00:00:00+00:00",
+                          "checks": [Check.passed("stale", "an earlier run")]}, self.out)
+
     def test_unknown_boot_boots_nothing(self):
         with mock.patch.object(conform.config, "warn") as warn:
             rc, rep, checks = self.run_conform("mian")
@@ -199,14 +234,41 @@ class ConformRunTest(unittest.TestCase):
 
 class CheckStopsAtOnceTest(unittest.TestCase):
     """make check (the verb check) fails at once, before the lint and the
-    kernel builds, when BOOTS names nothing or a vector file is hostile."""
+    kernel builds, when BOOTS names nothing or a vector file is hostile;
+    the report it writes is its own, not the last run's.  The verb runs
+    with a build directory and a kernel cache of the test's own (the
+    cache cannot be made: the input step needs none)."""
+
+    def setUp(self):
+        self.build = tempfile.mkdtemp(prefix="check-build-")
+        self.addCleanup(shutil.rmtree, self.build, True)
 
     def check(self, **env):
-        import subprocess
-        r = subprocess.run([config.PY, "-m", "harness", "check"], cwd=config.TOP,
-                           env=dict(os.environ, **env), capture_output=True, text=True,
-                           timeout=300)
-        return r.returncode, r.stdout.strip().splitlines(), r.stderr.strip().splitlines()
+        rc, out, err = run_verb(self, ["check"], dict(env, HARNESS_BUILD=self.build))
+        return rc, out.strip().splitlines(), err.strip().splitlines()
+
+    def test_the_last_runs_report_does_not_survive(self):
+        """a green report.{json,md,xml} of an earlier run is replaced by this
+        run's, which stopped at its inputs (before, it stayed: a CI system
+        reading report.xml saw green)"""
+        from harness.base import report
+        from harness.base.checks import Check
+        rep_dir = os.path.join(self.build, "conformance")
+        os.makedirs(rep_dir)
+        report.write_all({"started": "2026-01-01T00:00:00+00:00",
+                          "checks": [Check.passed("boot.main", "green")]}, rep_dir)
+        rc, out, _ = self.check(BOOTS="mian")
+        self.assertEqual(rc, 1)
+        self.assertEqual(out[-1], "0 passed, 1 failed, 0 skipped")
+        with open(os.path.join(rep_dir, "report.json")) as f:
+            rep = json.load(f)
+        self.assertEqual(rep["summary"], {"passed": 0, "failed": 1, "skipped": 0,
+                                          "total": 1})
+        self.assertEqual([c["id"] for c in rep["checks"]], ["host.inputs"])
+        with open(os.path.join(rep_dir, "report.xml")) as f:
+            self.assertIn('failures="1"', f.read())
+        with open(os.path.join(rep_dir, "report.md")) as f:
+            self.assertIn("**0 passed, 1 failed, 0 skipped**", f.read())
 
     def test_boots_names_nothing(self):
         for boots in ("mian", ",", "main,mian"):

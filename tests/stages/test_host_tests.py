@@ -166,18 +166,17 @@ class VerbTest(unittest.TestCase):
     def test_failing_subtest_fails_the_verb_and_make_check(self):
         import json
         import os
-        import subprocess
         import tempfile
 
-        from harness.base import config
         from harness.stages import check
+
+        from ..verbs import run_verb
         out = os.path.join(tempfile.mkdtemp(prefix="host-tests-verb-"), "h.json")
-        r = subprocess.run([config.PY, "-m", "harness", "host-tests", "--pattern",
-                            "sample_suite.py", "--json", out], cwd=config.TOP,
-                           capture_output=True, text=True, timeout=300)
-        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        self.assertIn("host tests: 1 passed, 1 failed, 0 skipped", r.stdout)
-        self.assertRegex(r.stdout, r"host tests: shuffled with seed \d+ \(--seed \d+ "
+        rc, stdout, stderr = run_verb(self, ["host-tests", "--pattern", "sample_suite.py",
+                                             "--json", out])
+        self.assertEqual(rc, 1, stdout + stderr)
+        self.assertIn("host tests: 1 passed, 1 failed, 0 skipped", stdout)
+        self.assertRegex(stdout, r"host tests: shuffled with seed \d+ \(--seed \d+ "
                          r"repeats the order\)")
         with open(out) as f:
             recs = {x["id"]: x["status"] for x in json.load(f)}
