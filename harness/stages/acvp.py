@@ -246,6 +246,11 @@ def total_check(sums, checks, meta, done):
         problems.insert(0, "the guest did not finish the pack")
     if counts["claimed"] == 0:
         problems.append("the registration claims no test case of these sets")
+    # A set of which nothing applies would be skips only: a set asked for
+    # and not answered.
+    problems += [f"{x['name']}: the registration claims no test case of this set "
+                 f"({x['not_applicable']} not applicable)" for x in sums
+                 if x["claimed"] == 0 and counts["claimed"]]
     return Check.judge("acvp.total", f"ACVP: the kernel answers every test case the "
                        f"registration claims, as the host model says ({counts['answered']} "
                        f"of {counts['claimed']} claimed, {counts['not_applicable']} not "

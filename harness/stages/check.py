@@ -69,10 +69,11 @@ def rc_check(cid, title, rc, reason):
 
 
 def json_checks(path, what, fallback_id):
-    """The checks a step wrote to path, or one failure saying it did not."""
+    """The checks a step wrote to path, or one failure saying it did not
+    (none at all is no result: nothing counts as a pass)."""
     data = files.read_json(path, kind=list)
-    if data is None or not all(isinstance(d, dict) and "id" in d and "status" in d
-                               for d in data):
+    if not data or not all(isinstance(d, dict) and "id" in d and "status" in d
+                           for d in data):
         return [Check.failed(fallback_id, f"{what} ran", f"{what} did not run or "
                              f"wrote no results ({config.display(path)})", origin="host")]
     return [Check.from_dict(d) for d in data]
@@ -138,11 +139,17 @@ def host_steps(r):
 
 
 def json_step(r, title, key, verb, fallback_id):
-    """A verb that writes its checks to --json; a failure if it wrote none."""
+    """A verb that writes its checks to --json; a failure if it wrote none,
+    and one if it failed without a failed check among them."""
     step(title)
     path = fresh_json(f"{key}.json")
-    r.timed(key, harness(*verb, "--json", path))
-    r.checks += json_checks(path, key, fallback_id)
+    rc = r.timed(key, harness(*verb, "--json", path))
+    checks = json_checks(path, key, fallback_id)
+    r.checks += checks
+    if rc and not any(c.status == "fail" for c in checks):
+        r.checks.append(Check.failed(f"host.{key}.exit", f"{key} exits as its checks say",
+                                     f"{' '.join(verb)} exited {rc} without a failed "
+                                     "check (see above)", origin="host"))
 
 
 def kernel_steps(r):

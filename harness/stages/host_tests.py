@@ -130,6 +130,11 @@ def run(args):
     print(f"host tests: shuffled with seed {seed} (--seed {seed} repeats the order)",
           flush=True)
     records, result = run_tests(args.pattern, seed=seed)
+    if not records:
+        # Nothing ran: never a pass ("0 passed, 0 failed" with exit 0).
+        records = [{"id": "host.unit.none", "title": "the host tests ran", "origin": "host",
+                    "status": "fail", "reason": f"no test under tests/ matches --pattern "
+                    f"{args.pattern}: expected at least one"}]
     if args.json:
         files.write_json(args.json, records)
     n = {s: sum(1 for r in records if r["status"] == s) for s in ("pass", "fail", "skip")}

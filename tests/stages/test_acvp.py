@@ -104,6 +104,20 @@ class VerbTest(unittest.TestCase):
         failed = {c["id"] for c in rep["checks"] if c["status"] == "fail"}
         self.assertIn("acvp.total", failed)
 
+    def test_a_set_of_which_nothing_is_claimed_fails_the_run(self):
+        """one set whose every group is not applicable (CTR without a
+        derivation function) beside sets that are answered: not a run of
+        skips and passes (before, the guard looked at the total only)"""
+        write_set(self.vec, "ctrDRBG-SP800-90Ar1", small_set("ctrDRBG-SP800-90Ar1",
+                                                             [9], 2))
+        self.assertEqual(self.run_with(guest()), 1)
+        by = {c["id"]: c for c in load(self.out, "report.json")["checks"]}
+        self.assertEqual(by["acvp.ctrdrbg-sp800-90ar1.tg9"]["status"], "skip")
+        self.assertEqual(by["acvp.total"]["status"], "fail")
+        self.assertIn("ctrDRBG-SP800-90Ar1: the registration claims no test case of this "
+                      "set (2 not applicable)", by["acvp.total"]["reason"])
+        self.assertGreater(by["acvp.total"]["counts"]["answered"], 0)
+
     def bad_input(self, name, edit):
         path = os.path.join(self.vec, name, "prompt.json")
         with open(path) as f:

@@ -188,6 +188,25 @@ class VerbTest(unittest.TestCase):
         os.unlink(out)
         os.rmdir(os.path.dirname(out))
 
+    def test_no_test_is_a_failure(self):
+        """a pattern that matches no test: not "0 passed, 0 failed" and exit 0"""
+        import json
+        import os
+        import tempfile
+
+        from ..verbs import run_verb
+        d = tempfile.mkdtemp(prefix="host-tests-none-")
+        self.addCleanup(__import__("shutil").rmtree, d, True)
+        out = os.path.join(d, "h.json")
+        rc, stdout, stderr = run_verb(self, ["host-tests", "--pattern", "no_such_*.py",
+                                             "--json", out])
+        self.assertEqual(rc, 1, stdout + stderr)
+        self.assertIn("host tests: 0 passed, 1 failed, 0 skipped", stdout)
+        with open(out) as f:
+            (rec,) = json.load(f)
+        self.assertEqual((rec["id"], rec["status"]), ("host.unit.none", "fail"))
+        self.assertIn("no test under tests/ matches --pattern no_such_*.py", rec["reason"])
+
 
 if __name__ == "__main__":
     unittest.main()
