@@ -206,5 +206,37 @@ class RegistrationVerbTest(unittest.TestCase):
         self.assertTrue(all(":" in v for v in caps["kernel"]["sources"].values()))
 
 
+class InputsOnlyTest(unittest.TestCase):
+    """acvp --inputs-only (make check's first step) reads the sets against
+    ACVP's specification and nothing in the kernel cache: run as a verb
+    whose cache cannot even be made, it passes on the project's sets
+    (before, it derived the registration from the cached tree, and ran
+    git am on it when the patches had changed) and still refuses a prompt
+    for a revision ACVP does not have, in one line."""
+
+    def test_the_projects_sets_without_a_cache(self):
+        from harness.base import config
+
+        from ..verbs import run_verb
+        rc, out, err = run_verb(self, ["acvp", "--dir", config.top("vectors/acvp"),
+                                       "--inputs-only"], timeout=120)
+        self.assertEqual((rc, err), (0, ""))
+        self.assertRegex(out, r"acvp: \d+ vector sets under vectors/acvp read against "
+                         r"ACVP's specification")
+
+    def test_a_revision_acvp_does_not_have(self):
+        from ..verbs import run_verb
+        d = tempfile.mkdtemp(prefix="acvp-inputs-")
+        self.addCleanup(shutil.rmtree, d, True)
+        p = small_set("SHA3-256-2.0", [1], 2)
+        p["revision"] = "3.0"
+        write_set(d, "SHA3-256-2.0", p)
+        rc, out, err = run_verb(self, ["acvp", "--dir", d, "--inputs-only"], timeout=120)
+        self.assertEqual(rc, 1)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertRegex(err, r"prompt\.json: \$\.revision: unknown revision '3\.0' of "
+                         r"SHA3-256")
+
+
 if __name__ == "__main__":
     unittest.main()
