@@ -26,6 +26,7 @@ when any check fails.
 """
 
 import datetime
+import hashlib
 import os
 import shutil
 import time
@@ -131,18 +132,27 @@ def check_sums(acvp_dir):
     if not os.path.exists(path):
         return 0
     n = 0
-    with open(path, encoding="utf-8") as f:
-        for no, ln in enumerate(f, 1):
-            if not ln.strip():
-                continue
-            digest, _, rel = ln.strip().partition("  ")
-            full = os.path.join(acvp_dir, rel)
-            if not os.path.exists(full):
-                die(f"{config.display(path)}:{no}: {rel} is missing")
-            if files.sha256_file(full) != digest:
-                die(f"{config.display(full)}: does not match {config.display(path)}:{no}")
-            n += 1
+    for no, ln in enumerate(read_input(path, "SHA256SUMS file").decode(
+            "utf-8", "backslashreplace").splitlines(), 1):
+        if not ln.strip():
+            continue
+        digest, _, rel = ln.strip().partition("  ")
+        full = os.path.join(acvp_dir, rel)
+        if not os.path.lexists(full):
+            die(f"{config.display(path)}:{no}: {rel} is missing")
+        if hashlib.sha256(read_input(full, "file")).hexdigest() != digest:
+            die(f"{config.display(full)}: does not match {config.display(path)}:{no}")
+        n += 1
     return n
+
+
+def read_input(path, what):
+    """The bytes of an input file; one line and exit when it is not a
+    regular file of plausible size (a FIFO is refused, not waited on)."""
+    data, why = files.read_regular(path, acvp_parse.MAX_BYTES, what)
+    if why:
+        die(f"{config.display(path)}: {why}")
+    return data
 
 
 def limits(rules, kernel=None):

@@ -130,6 +130,21 @@ class BootOutcomeTest(unittest.TestCase):
             "boot.main.results-line-4": "fail", "boot.main.results-line-5": "fail"})
         self.assertEqual(cs["guest.a"].counts, {"n": 3})
 
+    def test_hostile_results_lines_are_garbled_records(self):
+        """a results line of 100,000 nested arrays or a 5,000-digit number is
+        an unreadable line of its own, not an exception that loses the boot"""
+        from harness.base import files
+        path = os.path.join(self.d, "results.log")
+        with open(path, "w") as f:
+            f.write('{"type":"begin"}\n' + "[" * 100000 + "]" * 100000 + "\n"
+                    + '{"n": ' + "9" * 5000 + "}\n" + '{"type":"end"}\n')
+        recs = records.read(path)
+        self.assertEqual([(r["type"], r.get("line")) for r in recs],
+                         [("begin", None), ("garbled", 2), ("garbled", 3), ("end", None)])
+        with open(path, "w") as f:
+            f.write("[" * 100000 + "]" * 100000)
+        self.assertIsNone(files.read_json(path, kind=list))
+
     def test_console_patterns_have_ids_of_their_own(self):
         """Each pattern of a boot is a check of its own, the first named
         as before; one that the log lacks fails alone."""

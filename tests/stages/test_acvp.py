@@ -224,6 +224,26 @@ class InputsOnlyTest(unittest.TestCase):
         self.assertRegex(out, r"acvp: \d+ vector sets under vectors/acvp read against "
                          r"ACVP's specification")
 
+    def test_a_fifo_is_refused_not_waited_on(self):
+        """a FIFO as prompt.json, or as a file SHA256SUMS lists: one line,
+        exit 1, nothing waited on (before, the verb hung)"""
+        from ..verbs import run_verb
+        for victim in ("prompt.json", "expectedResults.json"):
+            d = tempfile.mkdtemp(prefix="acvp-fifo-")
+            self.addCleanup(shutil.rmtree, d, True)
+            write_set(d, "hashDRBG-1.0", *cut_set("hashDRBG-1.0", [1], 1))
+            path = os.path.join(d, "hashDRBG-1.0", victim)
+            os.unlink(path)
+            os.mkfifo(path)
+            if victim != "prompt.json":
+                with open(os.path.join(d, "SHA256SUMS"), "w") as f:
+                    f.write("0" * 64 + "  hashDRBG-1.0/" + victim + "\n")
+            rc, _, err = run_verb(self, ["acvp", "--dir", d, "--inputs-only"], timeout=60)
+            self.assertEqual(rc, 1, victim)
+            want = {"prompt.json": "$: a FIFO: expected a regular JSON file",
+                    "expectedResults.json": "a FIFO: expected a regular file"}[victim]
+            self.assertEqual(err, f"acvp: {path}: {want}\n")
+
     def test_a_revision_acvp_does_not_have(self):
         from ..verbs import run_verb
         d = tempfile.mkdtemp(prefix="acvp-inputs-")
