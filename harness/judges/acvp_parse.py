@@ -88,8 +88,8 @@ def path_at(text, pos):
 
 def _at(text, pos):
     """Where offset pos of text is: its JSON path, line and column."""
-    line = text.count("\n", 0, pos) + 1
-    return f"{path_at(text, pos)} (line {line} column {pos - text.rfind(chr(10), 0, pos)})"
+    line, col = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
+    return f"{path_at(text, pos)} (line {line} column {col})"
 
 
 class _Duplicate(Exception):
@@ -160,8 +160,9 @@ def load(path):
         raise AcvpError(path, "$", "the file is empty: expected a JSON object")
     deep = _too_deep_at(text)
     if deep is not None:
-        raise AcvpError(path, f"line {text.count(chr(10), 0, deep) + 1}", f"arrays and "
-                        f"objects nested more than {MAX_DEPTH} deep: expected ACVP's JSON")
+        raise AcvpError(path, f"line {text.count(chr(10), 0, deep) + 1}",
+                        f"arrays and objects nested more than {MAX_DEPTH} deep: "
+                        "expected ACVP's JSON")
     try:
         return json.loads(text, object_pairs_hook=_unique_pairs)
     except _Duplicate:
@@ -176,9 +177,9 @@ def load(path):
     except ValueError:
         # int() refuses a number of more than sys.get_int_max_str_digits()
         m = re.search(r"\d{%d,}" % (sys.get_int_max_str_digits() + 1), text)
-        pos = m.start() if m else 0
-        raise AcvpError(path, _at(text, pos), f"a number of {len(m.group()) if m else '?'} "
-                        "digits: expected ACVP's numbers") from None
+        pos, digits = (m.start(), len(m.group())) if m else (0, "too many")
+        raise AcvpError(path, _at(text, pos), f"a number of {digits} digits: expected "
+                        "ACVP's numbers") from None
 
 
 class Reader:

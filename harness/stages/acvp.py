@@ -16,9 +16,10 @@ run with one line naming the file and the JSON path, before anything is
 written or booted (--inputs-only stops there, having read the sets
 against ACVP's specification alone: nothing in the kernel cache).  Then
 the test cases the registration claims, and the probes of the
-registration, are packed for one boot of the test kernel in mode "acvp" (plan.ACVP_BOOT); the answers are judged (acvp_judge.py)
-against the host model and the expected results, and the run is written,
-whole, to build/acvp/: <set>/response.json, <set>/validation.json (where
+registration, are packed for one boot of the test kernel in mode "acvp"
+(plan.ACVP_BOOT); the answers are judged (acvp_judge.py) against the
+host model and the expected results, and the run is written, whole, to
+build/acvp/: <set>/response.json, <set>/validation.json (where
 the set has expectedResults.json), report.{json,md,xml} with every check
 (acvp.<set>.tg<N>, ...), summary.json for the book, the boot's logs.  A
 run that stops early leaves the previous build/acvp as it was.  Exit 1

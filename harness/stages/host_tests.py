@@ -126,15 +126,18 @@ def run_tests(pattern="test*.py", stream=None, seed=None):
 def run(args):
     t0 = time.time()
     os.chdir(config.TOP)
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+    seed = args.seed
+    if seed is None:
+        seed = random.SystemRandom().randrange(1 << 32)
     print(f"host tests: shuffled with seed {seed} (--seed {seed} repeats the order)",
           flush=True)
     records, result = run_tests(args.pattern, seed=seed)
     if not records:
         # Nothing ran: never a pass ("0 passed, 0 failed" with exit 0).
-        records = [{"id": "host.unit.none", "title": "the host tests ran", "origin": "host",
-                    "status": "fail", "reason": f"no test under tests/ matches --pattern "
-                    f"{args.pattern}: expected at least one"}]
+        records = [{"id": "host.unit.none", "title": "the host tests ran",
+                    "origin": "host", "status": "fail",
+                    "reason": f"no test under tests/ matches --pattern {args.pattern}: "
+                              "expected at least one"}]
     if args.json:
         files.write_json(args.json, records)
     n = {s: sum(1 for r in records if r["status"] == s) for s in ("pass", "fail", "skip")}

@@ -241,8 +241,8 @@ class ParseErrorTest(unittest.TestCase):
         text = json.dumps(small_set("hashDRBG-1.0", [1], 2), indent=1)
         at = text.index('"nonce"')
         bad = text[:at] + '"nonce": "00",\n' + text[at:]
-        self.error(bad, "$.testGroups[0].tests[0] (line",
-                   "the key 'nonce' is given twice in this object: expected each key once")
+        self.error(bad, "$.testGroups[0].tests[0] (line", "the key 'nonce' is given "
+                   "twice in this object: expected each key once")
 
     def test_fifo_and_device_are_refused_unread(self):
         import threading

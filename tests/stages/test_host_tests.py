@@ -150,7 +150,8 @@ class OrderTest(unittest.TestCase):
         for seed in range(12):
             ids = [t.id() for t in host_tests.shuffled(suite, seed)]
             self.assertEqual(ids, [t.id() for t in host_tests.shuffled(suite, seed)])
-            self.assertEqual(sorted(ids), sorted(t.id() for t in host_tests.flatten(suite)))
+            every = sorted(t.id() for t in host_tests.flatten(suite))
+            self.assertEqual(sorted(ids), every)
             classes = [i.rsplit(".", 1)[0] for i in ids]
             runs = [c for n, c in enumerate(classes) if n == 0 or classes[n - 1] != c]
             self.assertEqual(len(runs), len(set(runs)), ids)
@@ -205,7 +206,8 @@ class VerbTest(unittest.TestCase):
         with open(out) as f:
             (rec,) = json.load(f)
         self.assertEqual((rec["id"], rec["status"]), ("host.unit.none", "fail"))
-        self.assertIn("no test under tests/ matches --pattern no_such_*.py", rec["reason"])
+        self.assertIn("no test under tests/ matches --pattern no_such_*.py",
+                      rec["reason"])
 
 
 if __name__ == "__main__":
