@@ -94,6 +94,10 @@ def judge_boot(spec, b, recs, src):
         checks.append(kernel_log.check(b.console, name))
         if spec["expect"] == "end" and spec.get("kunit", True):
             checks += kunit.checks(b.console, name, src, spec.get("requires", ()))
+    else:
+        checks.append(Check.failed(f"boot.{name}.console-log", f"boot {name} left its "
+                                   "console log", f"no {config.display(b.console)}: no "
+                                   "kernel log, no KUnit result to judge", boot=name))
     checks += boot_judge.guest(recs, name)
     checks += proc_crypto.checks(recs, name, src)
     checks += seed_trace.checks(recs, spec.get("jent", True))
@@ -102,6 +106,7 @@ def judge_boot(spec, b, recs, src):
         checks.append(kmemleak.check(recs, name))
     if spec.get("cavs_meta") is not None:
         checks += cavs_judge.checks(recs, spec["cavs_meta"])
+    checks += boot_judge.produced(checks, spec)
     for c in checks:
         c.boot = c.boot or name
     return checks

@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-echo "Linux version 6.1.0-fake" > "$con"
+[ -z "$FAKE_QEMU_NO_CONSOLE" ] && echo "Linux version 6.1.0-fake" > "$con"
 case "$app" in
 *conform.mode=hang*) echo "init: mode hang: sleeping forever" >> "$con"; exec sleep 600 ;;
 esac
@@ -142,6 +142,30 @@ class ConformRunTest(unittest.TestCase):
         self.assertNotIn("stale", checks)
         self.assertEqual(rep["summary"]["failed"],
                          sum(1 for c in checks.values() if c["status"] == "fail"))
+
+    def test_a_guest_that_sends_nothing_fails_its_boot(self):
+        """a boot that declares its checks, whose guest writes only its begin
+        and end markers, fails (before, it passed); one without a console
+        log fails too (before, its KUnit checks were left out)"""
+        plan = [entry("a", produces=["guest.x", "kunit.suite"]),
+                entry("b", produces=["guest.x"])]
+        rec = json.dumps({"type": "check", "id": "guest.x", "status": "pass"})
+        with mock.patch.object(inputs, "BOOTS", plan):
+            rc, _, checks = self.run_conform("a")
+            self.assertEqual(rc, 1)
+            self.assertEqual(checks["boot.a.produced"]["reason"],
+                             "guest.x not reported; kunit.suite not reported")
+            with mock.patch.dict(os.environ, {"FAKE_QEMU_RESULT": rec}):
+                rc, _, checks = self.run_conform("b")
+            self.assertEqual(rc, 0, checks)
+            self.assertEqual(checks["boot.b.produced"]["status"], "pass")
+            with mock.patch.dict(os.environ, {"FAKE_QEMU_RESULT": rec,
+                                              "FAKE_QEMU_NO_CONSOLE": "1"}):
+                rc, _, checks = self.run_conform("b")
+        self.assertEqual(rc, 1)
+        self.assertEqual(checks["boot.b.console-log"]["status"], "fail")
+        self.assertRegex(checks["boot.b.console-log"]["reason"], r"^no .*/boots/b/console"
+                         r"\.log: no kernel log, no KUnit result to judge$")
 
     def test_a_run_that_stops_leaves_no_report(self):
         """conform stops before its report (no kernel image): the last run's
