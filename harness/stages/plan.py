@@ -29,7 +29,8 @@ CHECKS = (["guest.proc_crypto.drbg", "guest.proc_crypto.jitterentropy"] + JITTER
 TRACE = ["guest.drbg.trace", "drbg.trace"]
 BLOCKING = ["kunit.random_blocking_unseeded", "kunit.random_blocking"]
 SEEDING = ["kunit.drbg_unseeded", "kunit.drbg_seed", "kunit.drbg_race"]
-MODULES = ["guest.modules.load", "guest.modules.rmmod_loop", "guest.modules.jitter-record"]
+MODULES = ["guest.modules.load", "guest.modules.rmmod_loop",
+           "guest.modules.jitter-record"]
 
 # The boot plan.  Each boot: a name, the guest mode (conform.mode=), extra
 # kernel parameters, a timeout in seconds, and what ends it ("end": the

@@ -159,8 +159,8 @@ class BootOutcomeTest(unittest.TestCase):
         self.assertEqual(c.reason, "guest.drbg.trace not reported; drbg.trace not "
                          "reported; kunit.drbg_seed not reported")
         self.assertEqual(c.counts, {"declared": 3, "missing": 3})
-        got = [Check.passed("guest.drbg.trace", "t"), Check.passed("drbg.trace.drbg_pr_sha1",
-                                                                   "t"),
+        got = [Check.passed("guest.drbg.trace", "t"),
+               Check.passed("drbg.trace.drbg_pr_sha1", "t"),
                Check.failed("kunit.drbg_seed.instantiate_layout.drbg_pr_sha1", "t", "r")]
         (c,) = boot.produced(got, spec)
         self.assertEqual(c.status, "pass", c.reason)
