@@ -2,14 +2,17 @@
 """Where things are, and how the harness speaks.
 
 Every path the harness uses is relative to the top of the repository
-(TOP) or under build/; the kernel cache is elsewhere (kcache.py).
+(TOP) or under build/; the kernel cache is elsewhere (kcache.py).  The
+host tests that run a verb in a process of its own point HARNESS_BUILD
+(and KCACHE) at a directory of their own, so that the verb leaves the
+reports of build/ (and the cache) as they were.
 """
 
 import os
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.path.join(TOP, "build")
+BUILD = os.environ.get("HARNESS_BUILD") or os.path.join(TOP, "build")
 # Host tools run with Debian's interpreter and its python3-* packages.
 PY = "/usr/bin/python3"
 

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Hashes of files, and files written whole or not at all."""
+"""Hashes of files, files written whole or not at all, and input files
+read without trusting them (a FIFO or a device is refused, never waited
+on or read whole)."""
 
 import hashlib
 import json
 import os
+import stat
 import tempfile
 
 
@@ -81,6 +84,64 @@ def read_json(path, kind=dict):
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, kind) else None
+
+
+def kind_of(mode):
+    """What a file that is not a regular one is, for a message."""
+    return ("a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+
+
+def unfit(st, max_bytes, what, note=""):
+    """Why a file of stat result st is not one to read as `what` (not a
+    regular file, or larger than max_bytes), or None."""
+    if not stat.S_ISREG(st.st_mode):
+        return f"{kind_of(st.st_mode)}: expected a regular {what}"
+    if st.st_size > max_bytes:
+        return f"{st.st_size} bytes: expected at most {max_bytes}" + (f" {note}" if note
+                                                                      else "")
+    return None
+
+
+def stat_problem(path, max_bytes, what, note=""):
+    """unfit() of path (followed if a link), or why it cannot be looked at:
+    for a file a program of ours will read by its name."""
+    try:
+        return unfit(os.stat(path), max_bytes, what, note)
+    except OSError as e:
+        return f"cannot open it ({e.strerror}): expected a readable {what}"
+
+
+def read_regular(path, max_bytes, what, note=""):
+    """(bytes, None), or (None, why path is not read as `what`, one line).
+
+    The file is opened non-blocking and must be a regular file of at most
+    max_bytes, so that a FIFO is refused instead of waited on and a device
+    is never read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        if os.path.islink(path) and not os.path.exists(path):
+            target = os.fsencode(os.readlink(path)).decode("utf-8", "backslashreplace")
+            return None, (f"a dangling symbolic link (to {target}): expected a readable "
+                          f"{what}")
+        return None, f"cannot open it ({e.strerror}): expected a readable {what}"
+    try:
+        why = unfit(os.fstat(fd), max_bytes, what, note)
+        if why:
+            return None, why
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+        return b"".join(chunks), None
+    except OSError as e:
+        return None, f"cannot read it ({e.strerror}): expected a readable {what}"
+    finally:
+        os.close(fd)

@@ -19,7 +19,9 @@ def read(results_path):
                     continue
                 try:
                     rec = json.loads(ln)
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):
+                    # (not JSON, a number of thousands of digits, or
+                    # arrays nested deeper than Python's parser goes)
                     rec = None
                 if not isinstance(rec, dict):
                     rec = {"type": "garbled", "line": no, "text": ln[:200]}

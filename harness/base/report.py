@@ -15,7 +15,9 @@ import secrets
 import xml.etree.ElementTree as ET
 
 from . import files
-from .checks import Check, summarize
+from .checks import STATUSES, Check, summarize
+
+NAMES = ("report.json", "report.md", "report.xml")
 
 
 def new_id(started):
@@ -137,10 +139,33 @@ def as_dicts(checks):
     return [c.to_dict() if isinstance(c, Check) else c for c in checks]
 
 
+def remove_all(outdir):
+    """Remove the report of an earlier run from outdir (a run that ends
+    without writing its own leaves none, never the last one's)."""
+    for name in NAMES:
+        try:
+            os.unlink(os.path.join(outdir, name))
+        except FileNotFoundError:
+            pass
+
+
+def _known_status(c):
+    """c, or a failure in its place when its status is none of the three
+    (a guest may send anything): a report counts every check."""
+    st = c.get("status")
+    if isinstance(st, str) and st in STATUSES:
+        return c
+    why = f"status {st!r} reported, expected one of {', '.join(STATUSES)}"
+    return dict(c, status="fail", reason=why + (f" ({c['reason']})" if c.get("reason")
+                                                else ""))
+
+
 def write_all(report, outdir):
     """report.json, report.md and report.xml in outdir, from one dict whose
-    "checks" are Checks or their JSON form; adds the summary."""
-    report["checks"] = as_dicts(report["checks"])
+    "checks" are Checks or their JSON form; adds the summary.  The earlier
+    report goes first: when writing fails, none is left."""
+    remove_all(outdir)
+    report["checks"] = [_known_status(c) for c in as_dicts(report["checks"])]
     report["summary"] = summarize(report["checks"])
     write_json(report, os.path.join(outdir, "report.json"))
     write_markdown(report, os.path.join(outdir, "report.md"))

@@ -22,14 +22,22 @@ test procedures (drbg/06-test-vectors.adoc) have them.
 """
 
 import json
+import json.scanner
 import re
+import sys
 
+from ..base import files
 from ..base.config import display
 
 DRBG = ("hashDRBG", "hmacDRBG", "ctrDRBG")
 DRBG_LENGTHS = ("entropyInputLen", "nonceLen", "persoStringLen", "additionalInputLen",
                 "returnedBitsLen")
 SHA3_TYPES = ("AFT", "MCT", "LDT")
+# A file larger than this is refused unread; arrays and objects nested
+# deeper than MAX_DEPTH are refused before Python's parser recurses
+# (ACVP's files nest five deep).
+MAX_BYTES = 64 << 20
+MAX_DEPTH = 64
 
 
 class AcvpError(Exception):
@@ -78,27 +86,100 @@ def path_at(text, pos):
     return out
 
 
+def _at(text, pos):
+    """Where offset pos of text is: its JSON path, line and column."""
+    line, col = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
+    return f"{path_at(text, pos)} (line {line} column {col})"
+
+
+class _Duplicate(Exception):
+    def __init__(self, key):
+        super().__init__(key)
+        self.key, self.pos = key, None
+
+
+def _unique_pairs(pairs):
+    seen = set()
+    for k, _ in pairs:
+        if k in seen:
+            raise _Duplicate(k)
+        seen.add(k)
+    return dict(pairs)
+
+
+def _duplicate_at(text):
+    """(offset of the object, key) of the first key given twice in one
+    object: Python's own scanner, which knows where each object starts."""
+    dec = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+
+    def parse_object(s_and_end, *rest):
+        try:
+            return json.decoder.JSONObject(s_and_end, *rest)
+        except _Duplicate as e:
+            e.pos = s_and_end[1] if e.pos is None else e.pos
+            raise
+
+    dec.parse_object = parse_object
+    dec.scan_once = json.scanner.py_make_scanner(dec)
+    try:
+        dec.decode(text)
+    except _Duplicate as e:
+        return e.pos, e.key
+    return 0, None
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKET = re.compile(r"[][{}]")
+
+
+def _too_deep_at(text, limit=MAX_DEPTH):
+    """The offset where text's arrays and objects nest deeper than limit,
+    or None (strings blanked first, at the same offsets)."""
+    bare, depth = _STRING.sub(lambda m: " " * len(m.group()), text), 0
+    for m in _BRACKET.finditer(bare):
+        depth += 1 if m.group() in "[{" else -1
+        if depth > limit:
+            return m.start()
+    return None
+
+
 def load(path):
     """The JSON value of path; AcvpError for a missing, unreadable, empty,
-    malformed or truncated file."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise AcvpError(path, "$", f"cannot read it: {e.strerror}")
+    malformed or truncated file, one that is not a regular file of at most
+    MAX_BYTES (a FIFO is refused, not waited on), a key given twice in one
+    object, a number of more digits than Python reads, or arrays and
+    objects nested deeper than MAX_DEPTH."""
+    raw, why = files.read_regular(path, MAX_BYTES, "JSON file")
+    if why:
+        raise AcvpError(path, "$", why)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise AcvpError(path, "$", f"not UTF-8 (byte {e.start}): expected JSON")
     if not text.strip():
         raise AcvpError(path, "$", "the file is empty: expected a JSON object")
+    deep = _too_deep_at(text)
+    if deep is not None:
+        raise AcvpError(path, f"line {text.count(chr(10), 0, deep) + 1}",
+                        f"arrays and objects nested more than {MAX_DEPTH} deep: "
+                        "expected ACVP's JSON")
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_pairs)
+    except _Duplicate:
+        pos, key = _duplicate_at(text)
+        raise AcvpError(path, _at(text, pos), f"the key {key!r} is given twice in this "
+                        "object: expected each key once") from None
     except json.JSONDecodeError as e:
         where = f"{path_at(text, e.pos)} (line {e.lineno} column {e.colno})"
         if not text[e.pos:].strip() or e.msg.startswith("Unterminated string"):
             raise AcvpError(path, where, "the file ends inside the JSON (truncated?)")
         raise AcvpError(path, where, f"malformed JSON: {e.msg}")
+    except ValueError:
+        # int() refuses a number of more than sys.get_int_max_str_digits()
+        m = re.search(r"\d{%d,}" % (sys.get_int_max_str_digits() + 1), text)
+        pos, digits = (m.start(), len(m.group())) if m else (0, "too many")
+        raise AcvpError(path, _at(text, pos), f"a number of {digits} digits: expected "
+                        "ACVP's numbers") from None
 
 
 class Reader:

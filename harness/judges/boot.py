@@ -8,7 +8,11 @@
   /init was asked for) and boot.<name>.panic-reason for an expected panic;
 - guest(): every {"type": "check"} record of the guest, as a Check, and a
   failure for every line of the channel that is not JSON;
-- console(): the kernel log lines a boot's plan entry requires.
+- console(): the kernel log lines a boot's plan entry requires;
+- produced(): boot.<name>.produced, every check the plan entry says the
+  boot reports ("produces") was reported: a guest that sent only its
+  begin and end markers, or a boot whose console log is missing (no
+  KUnit result, no kernel log), does not pass.
 """
 
 import re
@@ -98,3 +102,19 @@ def console(console_path, boot, patterns):
                         [f"no line matching {rx!r} in the kernel log"],
                         origin="harness", boot=boot)
             for i, rx in enumerate(patterns)]
+
+
+def produced(checks, spec):
+    """[boot.<name>.produced] over a boot's checks, or [] when its plan
+    entry declares nothing; an id declared stands for itself and for the
+    ids under it (kunit.drbg_seed for its cases, drbg.trace for its
+    instances)."""
+    name, must = spec["name"], spec.get("produces") or []
+    if not must:
+        return []
+    ids = [c.id for c in checks]
+    missing = [m for m in must if not any(i == m or i.startswith(m + ".") for i in ids)]
+    return [Check.judge(f"boot.{name}.produced", f"boot {name} reported the {len(must)} "
+                        "checks it exists for", [f"{m} not reported" for m in missing],
+                        shown=8, origin="harness", boot=name,
+                        counts={"declared": len(must), "missing": len(missing)})]

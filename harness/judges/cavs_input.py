@@ -9,7 +9,8 @@ expected; none raises, none blocks, none is skipped in silence.
 """
 
 import os
-import stat
+
+from ..base import files
 
 # A vector file larger than this is refused unread.
 MAX_FILE_BYTES = 64 << 20
@@ -21,42 +22,13 @@ def safe_name(path):
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
-def _file_kind(mode):
-    return ("a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode)
-            else "a socket" if stat.S_ISSOCK(mode) else "a device"
-            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
-
-
 def read_file(path):
     """(bytes, None), or (None, why path cannot be read as a vector file).
 
     The file is opened non-blocking and must be a regular file, so that a
     FIFO named *.rsp is refused instead of waited on."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as e:
-        if os.path.islink(path) and not os.path.exists(path):
-            return None, (f"a dangling symbolic link (to {safe_name(os.readlink(path))}): "
-                          "expected a readable .rsp file")
-        return None, f"cannot open it ({e.strerror}): expected a readable .rsp file"
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None, f"{_file_kind(st.st_mode)}: expected a regular .rsp file"
-        if st.st_size > MAX_FILE_BYTES:
-            return None, (f"{st.st_size} bytes: expected at most {MAX_FILE_BYTES} "
-                          "(NIST's largest file is 1.2 MB)")
-        chunks = []
-        while True:
-            b = os.read(fd, 1 << 20)
-            if not b:
-                break
-            chunks.append(b)
-        return b"".join(chunks), None
-    except OSError as e:
-        return None, f"cannot read it ({e.strerror}): expected a readable .rsp file"
-    finally:
-        os.close(fd)
+    return files.read_regular(path, MAX_FILE_BYTES, ".rsp file",
+                              "(NIST's largest file is 1.2 MB)")
 
 
 def _name_problem(path):

@@ -361,6 +361,11 @@ class _Parser:
         count, why = number(text)
         if why:
             self.rec_error(no, f"COUNT = {shown(text)}: {why}")
+        elif self.group.count_lines.setdefault(count, no) != no:
+            self.rec_error(no, f"COUNT = {count} again in the group "
+                           f"[{shown(self.group.name)}] (first at line "
+                           f"{self.group.count_lines[count]}): expected each COUNT once "
+                           "in a group")
         if (not self.group.bad and "PredictionResistance" not in self.group.params):
             self.group.bad = True
             self.error(self.group.line, f"the group [{self.group.name}] has no "

@@ -130,6 +130,7 @@ class Group:
     kind: str = None                # fixed by the group's first good record
     bad: bool = False               # a header error spoils every record
     count: int = 0                  # records seen, good or bad
+    count_lines: dict = field(default_factory=dict)  # COUNT value -> its line
 
     @property
     def prediction_resistance(self):

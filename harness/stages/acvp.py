@@ -13,11 +13,13 @@ vectors/acvp): every directory holding a prompt.json is one.  All files
 are read and checked first (SHA256SUMS when DIR has one, then every
 prompt, expectedResults.json and validation.json): a problem stops the
 run with one line naming the file and the JSON path, before anything is
-written or booted.  Then the test cases the registration claims, and the
-probes of the registration, are packed for one boot of the test kernel in
-mode "acvp" (plan.ACVP_BOOT); the answers are judged (acvp_judge.py)
-against the host model and the expected results, and the run is written,
-whole, to build/acvp/: <set>/response.json, <set>/validation.json (where
+written or booted (--inputs-only stops there, having read the sets
+against ACVP's specification alone: nothing in the kernel cache).  Then
+the test cases the registration claims, and the probes of the
+registration, are packed for one boot of the test kernel in mode "acvp"
+(plan.ACVP_BOOT); the answers are judged (acvp_judge.py) against the
+host model and the expected results, and the run is written, whole, to
+build/acvp/: <set>/response.json, <set>/validation.json (where
 the set has expectedResults.json), report.{json,md,xml} with every check
 (acvp.<set>.tg<N>, ...), summary.json for the book, the boot's logs.  A
 run that stops early leaves the previous build/acvp as it was.  Exit 1
@@ -25,6 +27,7 @@ when any check fails.
 """
 
 import datetime
+import hashlib
 import os
 import shutil
 import time
@@ -130,31 +133,54 @@ def check_sums(acvp_dir):
     if not os.path.exists(path):
         return 0
     n = 0
-    with open(path, encoding="utf-8") as f:
-        for no, ln in enumerate(f, 1):
-            if not ln.strip():
-                continue
-            digest, _, rel = ln.strip().partition("  ")
-            full = os.path.join(acvp_dir, rel)
-            if not os.path.exists(full):
-                die(f"{config.display(path)}:{no}: {rel} is missing")
-            if files.sha256_file(full) != digest:
-                die(f"{config.display(full)}: does not match {config.display(path)}:{no}")
-            n += 1
+    for no, ln in enumerate(read_input(path, "SHA256SUMS file").decode(
+            "utf-8", "backslashreplace").splitlines(), 1):
+        if not ln.strip():
+            continue
+        digest, _, rel = ln.strip().partition("  ")
+        full = os.path.join(acvp_dir, rel)
+        if not os.path.lexists(full):
+            die(f"{config.display(path)}:{no}: {rel} is missing")
+        if hashlib.sha256(read_input(full, "file")).hexdigest() != digest:
+            die(f"{config.display(full)}: does not match {config.display(path)}:{no}")
+        n += 1
     return n
 
 
-def limits(kernel, rules):
+def read_input(path, what):
+    """The bytes of an input file; one line and exit when it is not a
+    regular file of plausible size (a FIFO is refused, not waited on)."""
+    data, why = files.read_regular(path, acvp_parse.MAX_BYTES, what)
+    if why:
+        die(f"{config.display(path)}: {why}")
+    return data
+
+
+def limits(rules, kernel=None):
+    """The bounds a prompt is read with: ACVP's, and the kernel's output
+    limit when kernel is given (else ACVP's returnedBitsLen maximum)."""
     return {"max_bits": max(max(r["max_entropy"], r["max_nonce"], r["max_perso"],
                                 r["max_addl"]) for r in rules["drbg"].values()),
             "returned_max": rules["returned_max"],
-            "out_max_bits": 8 * kernel["interface"]["max_out"],
+            "out_max_bits": (8 * kernel["interface"]["max_out"] if kernel
+                             else rules["returned_max"]),
             "sha3_max": rules["sha3_max_message"]}
 
 
-def read_sets(sets, reg, lim):
-    """[(name, prompt, expected, server validation)], every file checked."""
-    known = {(a["algorithm"], a["revision"]) for a in acvp_reg.algorithms(reg)}
+def spec_inputs():
+    """(known algorithms, limits) from ACVP's specification alone, for
+    --inputs-only: it reads nothing in the kernel cache (the kernel's own
+    registration and limits are applied when the run boots)."""
+    try:
+        rules = acvp_reg.spec_rules()
+    except acvp_reg.SpecError as e:
+        die(f"cannot read ACVP's specification: {e}")
+    return set(rules["drbg_revisions"]) | set(rules["sha3_revisions"]), limits(rules)
+
+
+def read_sets(sets, known, lim):
+    """[(name, prompt, expected, server validation)], every file checked;
+    known: {(algorithm, revision)} a prompt may ask for."""
     out = []
     try:
         for name, d in sets:
@@ -246,6 +272,11 @@ def total_check(sums, checks, meta, done):
         problems.insert(0, "the guest did not finish the pack")
     if counts["claimed"] == 0:
         problems.append("the registration claims no test case of these sets")
+    # A set of which nothing applies would be skips only: a set asked for
+    # and not answered.
+    problems += [f"{x['name']}: the registration claims no test case of this set "
+                 f"({x['not_applicable']} not applicable)" for x in sums
+                 if x["claimed"] == 0 and counts["claimed"]]
     return Check.judge("acvp.total", f"ACVP: the kernel answers every test case the "
                        f"registration claims, as the host model says ({counts['answered']} "
                        f"of {counts['claimed']} claimed, {counts['not_applicable']} not "
@@ -303,12 +334,17 @@ def run_acvp(args):
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     sets = find_sets(args.dir)
     sums_checked = check_sums(args.dir)
+    if getattr(args, "inputs_only", False):
+        parsed = read_sets(sets, *spec_inputs())
+        say(f"{len(parsed)} vector sets under {config.display(args.dir)} read against "
+            "ACVP's specification" + (f" ({sums_checked} files match SHA256SUMS)"
+                                      if sums_checked else ""))
+        return 0
     kernel, reg, derivation, rules, _ = registration()
-    parsed = read_sets(sets, reg, limits(kernel, rules))
+    parsed = read_sets(sets, {(a["algorithm"], a["revision"]) for a in
+                              acvp_reg.algorithms(reg)}, limits(rules, kernel))
     say(f"{len(parsed)} vector sets under {config.display(args.dir)} read"
         + (f" ({sums_checked} files match SHA256SUMS)" if sums_checked else ""))
-    if getattr(args, "inputs_only", False):
-        return 0
     workdir = args.out + ".new"
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)
@@ -362,5 +398,6 @@ def register(sub):
                    choices=["tcg", "kvm"])
     p.add_argument("--json", metavar="OUT", help="also write the checks to OUT")
     p.add_argument("--inputs-only", action="store_true",
-                   help="read and check every file of the vector sets; boot nothing")
+                   help="read and check every file of the vector sets against ACVP's "
+                   "specification; boot nothing, read nothing in the kernel cache")
     p.set_defaults(func=run_acvp)

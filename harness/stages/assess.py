@@ -38,6 +38,14 @@ SYNTHETIC_OUT = "build/entropy/synthetic"
 SUMMARY = "build/entropy/kat/summary.json"
 
 
+# The assessor's own bounds (assess.c): at most INT32_MAX / 8 samples of
+# one byte each, and a restart matrix of exactly 1000 x 1000 samples.  A
+# larger file, or one that is not a regular file (a FIFO, a device such as
+# /dev/zero), is refused before the assessor opens it.
+MAX_SAMPLES = (2 ** 31 - 1) // 8
+RESTART_SAMPLES = 1000 * 1000
+
+
 class BuildError(RuntimeError):
     """The assessor could not be compiled; the message is one line."""
 
@@ -97,7 +105,21 @@ def stem_of(path):
 
 # --------------------------------------------------------------------- assess
 
+def input_problem(data, restart=None):
+    """Why the sample files cannot be assessed (one line), or None."""
+    for path, most, what in ((data, MAX_SAMPLES, "sample file"),
+                             (restart, RESTART_SAMPLES, "restart matrix file")):
+        why = path and files.stat_problem(path, most, what, "(the assessor's bound)")
+        if why:
+            return f"{path}: {why}"
+    return None
+
+
 def run_assess(args):
+    why = input_problem(args.data, args.restart)
+    if why:
+        print(f"assess: {why}", file=sys.stderr)
+        return 2
     try:
         binary = build()
     except BuildError as e:

@@ -41,8 +41,8 @@ import time
 from ..base import conf as confmod
 from ..base import config, files
 from ..base import reqs as reqsmod
-from ..base.checks import Check, summarize
-from ..base.report import as_dicts, write_all
+from ..base.checks import Check
+from ..base.report import as_dicts, new_id, remove_all, write_all
 from . import inputs
 
 OUT = config.build("check")
@@ -76,10 +76,11 @@ def rc_check(cid, title, rc, reason):
 
 
 def json_checks(path, what, fallback_id):
-    """The checks a step wrote to path, or one failure saying it did not."""
+    """The checks a step wrote to path, or one failure saying it did not
+    (none at all is no result: nothing counts as a pass)."""
     data = files.read_json(path, kind=list)
-    if data is None or not all(isinstance(d, dict) and "id" in d and "status" in d
-                               for d in data):
+    if not data or not all(isinstance(d, dict) and "id" in d and "status" in d
+                           for d in data):
         return [Check.failed(fallback_id, f"{what} ran", f"{what} did not run or "
                              f"wrote no results ({config.display(path)})", origin="host")]
     return [Check.from_dict(d) for d in data]
@@ -145,11 +146,17 @@ def host_steps(r):
 
 
 def json_step(r, title, key, verb, fallback_id):
-    """A verb that writes its checks to --json; a failure if it wrote none."""
+    """A verb that writes its checks to --json; a failure if it wrote none,
+    and one if it failed without a failed check among them."""
     step(title)
     path = fresh_json(f"{key}.json")
-    r.timed(key, harness(*verb, "--json", path))
-    r.checks += json_checks(path, key, fallback_id)
+    rc = r.timed(key, harness(*verb, "--json", path))
+    checks = json_checks(path, key, fallback_id)
+    r.checks += checks
+    if rc and not any(c.status == "fail" for c in checks):
+        r.checks.append(Check.failed(f"host.{key}.exit", f"{key} exits as its checks say",
+                                     f"{' '.join(verb)} exited {rc} without a failed "
+                                     "check (see above)", origin="host"))
 
 
 def kernel_steps(r):
@@ -193,18 +200,23 @@ def acvp_step(r):
 
 def merge(r, rep):
     """Fold the host-side checks into report.json (rewriting .md, .xml);
-    the summary over everything."""
+    the summary over everything.  Without conform's report (make check
+    stopped at its inputs, conform wrote none), report.json holds the host
+    checks alone: never the report of an earlier run."""
     req_map = reqsmod.by_test(reqsmod.read(confmod.load().sources))
     for c in r.checks:
         c.requirements = reqsmod.for_check(req_map, c.id)
     files.write_json(os.path.join(OUT, "host-checks.json"), as_dicts(r.checks))
-    if rep is None:
-        return summarize(r.checks)
     ids = {c.id for c in r.checks}
-    rep["checks"] = [c for c in rep["checks"] if c["id"] not in ids] + as_dicts(r.checks)
-    # The book's title page and matrix: this report holds a full run.
-    rep["full_run"] = {"by": "make check", "started": r.started,
-                       "host_checks": len(r.checks)}
+    if rep is None:
+        rep = {"schema": 1, "id": new_id(r.started), "started": r.started, "boots": [],
+               "checks": as_dicts(r.checks)}
+    else:
+        rep["checks"] = [c for c in rep["checks"] if c["id"] not in ids] + \
+            as_dicts(r.checks)
+        # The book's title page and matrix: this report holds a full run.
+        rep["full_run"] = {"by": "make check", "started": r.started,
+                           "host_checks": len(r.checks)}
     rep["check_timings_s"] = r.timings
     rep["check_duration_s"] = round(time.time() - r.t0, 1)
     for c in rep["checks"]:
@@ -231,6 +243,7 @@ def book_step(r, rep):
 def check(args):
     r = Run()
     os.makedirs(OUT, exist_ok=True)
+    remove_all(os.path.dirname(REPORT))
     rep = None
     if input_step(r):
         host_steps(r)

@@ -20,7 +20,7 @@ from ..base import conf as confmod
 from ..base import config, evidence, files, guest, initramfs, kbuild, kcache, proc, qemu, records
 from ..base import reqs as reqsmod
 from ..base.checks import Check, validate
-from ..base.report import new_id, write_all
+from ..base.report import new_id, remove_all, write_all
 from ..judges import boot as boot_judge
 from ..judges import (cavs_judge, figures, hardening, kernel_log, kmemleak, kunit,
                       proc_crypto, seed_trace, seeds)
@@ -94,6 +94,10 @@ def judge_boot(spec, b, recs, src):
         checks.append(kernel_log.check(b.console, name))
         if spec["expect"] == "end" and spec.get("kunit", True):
             checks += kunit.checks(b.console, name, src, spec.get("requires", ()))
+    else:
+        checks.append(Check.failed(f"boot.{name}.console-log", f"boot {name} left its "
+                                   "console log", f"no {config.display(b.console)}: no "
+                                   "kernel log, no KUnit result to judge", boot=name))
     checks += boot_judge.guest(recs, name)
     checks += proc_crypto.checks(recs, name, src)
     checks += seed_trace.checks(recs, spec.get("jent", True))
@@ -102,6 +106,7 @@ def judge_boot(spec, b, recs, src):
         checks.append(kmemleak.check(recs, name))
     if spec.get("cavs_meta") is not None:
         checks += cavs_judge.checks(recs, spec["cavs_meta"])
+    checks += boot_judge.produced(checks, spec)
     for c in checks:
         c.boot = c.boot or name
     return checks
@@ -237,6 +242,9 @@ def boot_all(plan, args, imgs, inits, src, cavs_meta=None):
         say(f"the boot scheduler failed ({e!r}): every guest stopped")
     finally:
         qemu.stop_all(close=True)
+    # Every boot thread has been joined: the next run of this process may
+    # boot again (a closed gate left behind made its boots qemu errors).
+    qemu.reopen()
     return [r if r is not None else harness_error(plan[i], args.accel, errors.get(i))
             for i, r in enumerate(results)]
 
@@ -331,6 +339,9 @@ def after_boots(results, args, variants, version, conf, started):
 
 def conform(args):
     t0 = time.time()
+    # The last run's report goes first: a run that stops before its own
+    # (no kernel, a cache that cannot be made) leaves none, not a stale one.
+    remove_all(args.out)
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     digests = evidence.digests()
     conf = confmod.load()

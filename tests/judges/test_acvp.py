@@ -227,6 +227,45 @@ class ParseErrorTest(unittest.TestCase):
         p["testGroups"][0]["tests"][1]["tcId"] = p["testGroups"][0]["tests"][0]["tcId"]
         self.error(p, "$.testGroups[0].tests[1].tcId", "also at")
 
+    def test_nested_deep(self):
+        """100,000 arrays deep: one line, not Python's RecursionError"""
+        self.error('{"vsId": ' + "[" * 100000 + "]" * 100000 + "}", "line 1",
+                   "arrays and objects nested more than 64 deep")
+
+    def test_number_of_thousands_of_digits(self):
+        """5,000 digits: one line naming where, not int()'s ValueError"""
+        self.error('{\n "vsId": ' + "9" * 5000 + "\n}", "$.vsId (line 2 column 10)",
+                   "a number of 5000 digits: expected ACVP's numbers")
+
+    def test_duplicate_key(self):
+        text = json.dumps(small_set("hashDRBG-1.0", [1], 2), indent=1)
+        at = text.index('"nonce"')
+        bad = text[:at] + '"nonce": "00",\n' + text[at:]
+        self.error(bad, "$.testGroups[0].tests[0] (line", "the key 'nonce' is given "
+                   "twice in this object: expected each key once")
+
+    def test_fifo_and_device_are_refused_unread(self):
+        import threading
+        with tempfile.TemporaryDirectory() as tmp:
+            fifo = os.path.join(tmp, "prompt.json")
+            os.mkfifo(fifo)
+            out = {}
+
+            def parse(path):
+                try:
+                    acvp_parse.parse_prompt(path, self.KNOWN, LIMITS)
+                except acvp_parse.AcvpError as e:
+                    out[path] = str(e)
+
+            for path in (fifo, "/dev/zero"):
+                t = threading.Thread(target=parse, args=(path,), daemon=True)
+                t.start()
+                t.join(30)
+                self.assertFalse(t.is_alive(), f"{path}: still reading after 30 s")
+            self.assertEqual(out, {
+                fifo: f"{fifo}: $: a FIFO: expected a regular JSON file",
+                "/dev/zero": "/dev/zero: $: a device: expected a regular JSON file"})
+
     def test_path_at(self):
         text = '{"a": [1, {"b": {"c": [0, 0, x'
         self.assertEqual(acvp_parse.path_at(text, len(text) - 1), "$.a[1].b.c[2]")

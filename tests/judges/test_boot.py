@@ -18,6 +18,7 @@ import unittest
 from unittest import mock
 
 from harness.base import qemu, records
+from harness.base.checks import Check
 from harness.judges import boot
 
 from . import logs
@@ -129,6 +130,43 @@ class BootOutcomeTest(unittest.TestCase):
             "guest.a": "pass", "guest.b": "fail", "guest.c": "skip",
             "boot.main.results-line-4": "fail", "boot.main.results-line-5": "fail"})
         self.assertEqual(cs["guest.a"].counts, {"n": 3})
+
+    def test_hostile_results_lines_are_garbled_records(self):
+        """a results line of 100,000 nested arrays or a 5,000-digit number is
+        an unreadable line of its own, not an exception that loses the boot"""
+        from harness.base import files
+        path = os.path.join(self.d, "results.log")
+        with open(path, "w") as f:
+            f.write('{"type":"begin"}\n' + "[" * 100000 + "]" * 100000 + "\n"
+                    + '{"n": ' + "9" * 5000 + "}\n" + '{"type":"end"}\n')
+        recs = records.read(path)
+        self.assertEqual([(r["type"], r.get("line")) for r in recs],
+                         [("begin", None), ("garbled", 2), ("garbled", 3), ("end", None)])
+        with open(path, "w") as f:
+            f.write("[" * 100000 + "]" * 100000)
+        self.assertIsNone(files.read_json(path, kind=list))
+
+    def test_a_boot_reports_what_it_declares(self):
+        """boot.<name>.produced: a guest that sent only its begin and end
+        markers fails a boot that declares its checks (before, it passed);
+        an id declared covers the ids under it; nothing declared, no check"""
+        spec = {"name": "drbg", "expect": "end",
+                "produces": ["guest.drbg.trace", "drbg.trace", "kunit.drbg_seed"]}
+        b, _ = self.boot(spec, "main-console.log", END)
+        got = boot.guest(records.read(b.results), "drbg")
+        (c,) = boot.produced(got, spec)
+        self.assertEqual((c.id, c.status), ("boot.drbg.produced", "fail"))
+        self.assertEqual(c.reason, "guest.drbg.trace not reported; drbg.trace not "
+                         "reported; kunit.drbg_seed not reported")
+        self.assertEqual(c.counts, {"declared": 3, "missing": 3})
+        got = [Check.passed("guest.drbg.trace", "t"),
+               Check.passed("drbg.trace.drbg_pr_sha1", "t"),
+               Check.failed("kunit.drbg_seed.instantiate_layout.drbg_pr_sha1", "t", "r")]
+        (c,) = boot.produced(got, spec)
+        self.assertEqual(c.status, "pass", c.reason)
+        (c,) = boot.produced(got[:1] + [Check.passed("drbg.traced", "t")] + got[2:], spec)
+        self.assertEqual(c.reason, "drbg.trace not reported")
+        self.assertEqual(boot.produced(got, dict(spec, produces=[])), [])
 
     def test_console_patterns_have_ids_of_their_own(self):
         """Each pattern of a boot is a check of its own, the first named

@@ -165,6 +165,20 @@ class HostileFilesTest(unittest.TestCase):
                          [f"{path}:{no + 1}: Nonce appears 2 times, expected 1"])
         self.assertEqual([r.count for r in p.records], [0, 2])
 
+    def test_repeated_count_is_refused(self):
+        """a second COUNT = 0 in one group (a record given twice, or two
+        files pasted together) is refused, naming the first"""
+        lines = nist_head()
+        first = line_of(lines, "COUNT = 0")
+        second = line_of(lines, "COUNT = 2")
+        lines[second - 1] = "COUNT = 0"
+        path = write_lines(self.d, "dupcount/HMAC_DRBG.rsp", lines)
+        p = cavs_parse.parse_file(path)
+        self.assertEqual([str(e) for e in p.errors],
+                         [f"{path}:{second}: COUNT = 0 again in the group [SHA-1] (first "
+                          f"at line {first}): expected each COUNT once in a group"])
+        self.assertEqual([r.count for r in p.records], [0, 1])
+
     def test_no_applicable_record_fails_the_run(self):
         from harness.judges import cavs_judge
 

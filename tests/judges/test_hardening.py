@@ -3,9 +3,10 @@
 
 A fault passes only when every check that injects it ran and passed: one
 failed check fails it, and so does one skipped check beside passing ones
-(a skip is never a pass).  A fault none of whose checks ran is "not run":
-a skip of hardening.faults when the debug kernel was not booted, a
-failure when it was.
+(a skip is never a pass).  A fault none of whose checks ran is "not run",
+one some of whose checks were not reported at all is "partly run": each a
+skip of hardening.faults when the debug kernel was not booted, a failure
+when it was.
 """
 
 import unittest
@@ -71,6 +72,21 @@ class HardeningTest(unittest.TestCase):
         self.assertIn("start-up test fails with fips=1", c.reason)
         _, c = self.verdict(checks, debug=True)
         self.assertEqual(c.status, "fail")
+
+    def test_fault_partly_run(self):
+        """one check of a fault not reported at all, its others passing: the
+        fault was not injected whole (before, any one check sufficed)"""
+        checks = every_check(but={"guest.jitter.hooked_read": None})
+        h, c = self.verdict(checks, debug=True)
+        self.assertEqual(c.status, "fail")
+        self.assertIn("partly run: guest.jitter.hooked_read not reported", c.reason)
+        self.assertIn("intermittent health failure", c.reason)
+        f = next(f for f in h["faults"] if "intermittent" in f["fault"])
+        self.assertEqual((f["status"], f["absent"]), ("partly run",
+                                                      ["guest.jitter.hooked_read"]))
+        _, c = self.verdict(checks, debug=False)
+        self.assertEqual(c.status, "skip")
+        self.assertIn("partly run: guest.jitter.hooked_read not reported", c.reason)
 
 
 if __name__ == "__main__":

@@ -104,6 +104,20 @@ class VerbTest(unittest.TestCase):
         failed = {c["id"] for c in rep["checks"] if c["status"] == "fail"}
         self.assertIn("acvp.total", failed)
 
+    def test_a_set_of_which_nothing_is_claimed_fails_the_run(self):
+        """one set whose every group is not applicable (CTR without a
+        derivation function) beside sets that are answered: not a run of
+        skips and passes (before, the guard looked at the total only)"""
+        write_set(self.vec, "ctrDRBG-SP800-90Ar1", small_set("ctrDRBG-SP800-90Ar1",
+                                                             [9], 2))
+        self.assertEqual(self.run_with(guest()), 1)
+        by = {c["id"]: c for c in load(self.out, "report.json")["checks"]}
+        self.assertEqual(by["acvp.ctrdrbg-sp800-90ar1.tg9"]["status"], "skip")
+        self.assertEqual(by["acvp.total"]["status"], "fail")
+        self.assertIn("ctrDRBG-SP800-90Ar1: the registration claims no test case of this "
+                      "set (2 not applicable)", by["acvp.total"]["reason"])
+        self.assertGreater(by["acvp.total"]["counts"]["answered"], 0)
+
     def bad_input(self, name, edit):
         path = os.path.join(self.vec, name, "prompt.json")
         with open(path) as f:
@@ -190,6 +204,58 @@ class RegistrationVerbTest(unittest.TestCase):
         self.assertEqual(len(reg[1]["algorithms"]), 8)
         self.assertEqual(len(caps["kernel"]["drbg"]["instances"]), 22)
         self.assertTrue(all(":" in v for v in caps["kernel"]["sources"].values()))
+
+
+class InputsOnlyTest(unittest.TestCase):
+    """acvp --inputs-only (make check's first step) reads the sets against
+    ACVP's specification and nothing in the kernel cache: run as a verb
+    whose cache cannot even be made, it passes on the project's sets
+    (before, it derived the registration from the cached tree, and ran
+    git am on it when the patches had changed) and still refuses a prompt
+    for a revision ACVP does not have, in one line."""
+
+    def test_the_projects_sets_without_a_cache(self):
+        from harness.base import config
+
+        from ..verbs import run_verb
+        rc, out, err = run_verb(self, ["acvp", "--dir", config.top("vectors/acvp"),
+                                       "--inputs-only"], timeout=120)
+        self.assertEqual((rc, err), (0, ""))
+        self.assertRegex(out, r"acvp: \d+ vector sets under vectors/acvp read against "
+                         r"ACVP's specification")
+
+    def test_a_fifo_is_refused_not_waited_on(self):
+        """a FIFO as prompt.json, or as a file SHA256SUMS lists: one line,
+        exit 1, nothing waited on (before, the verb hung)"""
+        from ..verbs import run_verb
+        for victim in ("prompt.json", "expectedResults.json"):
+            d = tempfile.mkdtemp(prefix="acvp-fifo-")
+            self.addCleanup(shutil.rmtree, d, True)
+            write_set(d, "hashDRBG-1.0", *cut_set("hashDRBG-1.0", [1], 1))
+            path = os.path.join(d, "hashDRBG-1.0", victim)
+            os.unlink(path)
+            os.mkfifo(path)
+            if victim != "prompt.json":
+                with open(os.path.join(d, "SHA256SUMS"), "w") as f:
+                    f.write("0" * 64 + "  hashDRBG-1.0/" + victim + "\n")
+            rc, _, err = run_verb(self, ["acvp", "--dir", d, "--inputs-only"], timeout=60)
+            self.assertEqual(rc, 1, victim)
+            want = {"prompt.json": "$: a FIFO: expected a regular JSON file",
+                    "expectedResults.json": "a FIFO: expected a regular file"}[victim]
+            self.assertEqual(err, f"acvp: {path}: {want}\n")
+
+    def test_a_revision_acvp_does_not_have(self):
+        from ..verbs import run_verb
+        d = tempfile.mkdtemp(prefix="acvp-inputs-")
+        self.addCleanup(shutil.rmtree, d, True)
+        p = small_set("SHA3-256-2.0", [1], 2)
+        p["revision"] = "3.0"
+        write_set(d, "SHA3-256-2.0", p)
+        rc, out, err = run_verb(self, ["acvp", "--dir", d, "--inputs-only"], timeout=120)
+        self.assertEqual(rc, 1)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertRegex(err, r"prompt\.json: \$\.revision: unknown revision '3\.0' of "
+                         r"SHA3-256")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,9 @@ from .test_acvp import fake_registration, guest
 SET = "hashDRBG-1.0"
 
 
-class AcvpStepTest(unittest.TestCase):
+class CheckRun(unittest.TestCase):
+    """check() in this process, its verbs as stand-ins (no test of its own)."""
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
         self.vec = os.path.join(self.tmp, "vectors")
@@ -43,6 +45,7 @@ class AcvpStepTest(unittest.TestCase):
         mock.patch.object(acvp.qemu, "stop_all").start()
         mock.patch.object(acvp, "registration", fake_registration).start()
         self.boot, self.acvp_argv = guest(), []
+        self.written, self.exits = {}, {}
 
     def tearDown(self):
         mock.patch.stopall()
@@ -69,7 +72,9 @@ class AcvpStepTest(unittest.TestCase):
                 except SystemExit:
                     return 1, 0.0
         elif getattr(args, "json", None):
-            files.write_json(args.json, [])
+            files.write_json(args.json, self.written.get(args.verb, [
+                {"id": f"host.{args.verb}.stand-in", "status": "pass"}]))
+            return self.exits.get(args.verb, 0), 0.0
         return 0, 0.0
 
     def make_check(self):
@@ -79,6 +84,8 @@ class AcvpStepTest(unittest.TestCase):
         rep = files.read_json(self.report)
         return rc, sorted(c["id"] for c in rep["checks"] if c["status"] == "fail")
 
+
+class AcvpStepTest(CheckRun):
     def test_make_check_runs_acvp_on_the_projects_copy(self):
         rc, failed = self.make_check()
         self.assertEqual((rc, failed), (0, []))
@@ -122,7 +129,9 @@ class AcvpStepTest(unittest.TestCase):
         self.assertEqual(out.getvalue().rstrip().splitlines()[-1],
                          "0 passed, 1 failed, 0 skipped")
         self.assertEqual(self.acvp_argv, [])
-        self.assertIsNone(files.read_json(self.report), "conform ran")
+        # The report is this run's: its input step alone (conform never ran).
+        self.assertEqual([c["id"] for c in files.read_json(self.report)["checks"]],
+                         ["host.inputs"])
 
     def test_the_sets_are_read_before_anything_long(self):
         self.inputs_read = False
@@ -135,6 +144,32 @@ class AcvpStepTest(unittest.TestCase):
         self.boot = broken
         rc, failed = self.make_check()
         self.assertEqual((rc, failed), (1, ["acvp.total"]))
+
+
+class JsonStepTest(CheckRun):
+    """A step whose verb writes its checks as JSON: an empty list is no
+    result, and the verb's exit status counts (before, both passed)."""
+
+    def test_a_verb_that_writes_an_empty_list_fails_its_step(self):
+        self.written["host-tests"] = []
+        rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (1, ["host.unit"]))
+
+    def test_a_verb_that_fails_with_only_passes_fails_its_step(self):
+        self.exits["checkpatch"] = 2
+        rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (1, ["host.checkpatch.exit"]))
+        rep = files.read_json(self.report)
+        c = next(c for c in rep["checks"] if c["id"] == "host.checkpatch.exit")
+        self.assertEqual(c["reason"], "checkpatch exited 2 without a failed check "
+                         "(see above)")
+
+    def test_a_failing_verb_with_its_failure_adds_nothing(self):
+        self.written["checkpatch"] = [{"id": "host.checkpatch.0001", "status": "fail",
+                                       "reason": "a warning"}]
+        self.exits["checkpatch"] = 1
+        rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (1, ["host.checkpatch.0001"]))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ from unittest import mock
 from harness.base import config
 from harness.stages import conform, inputs
 
+from ..verbs import run_verb
+
 FAKE_QEMU = r"""#!/bin/bash
 echo $$ >> "$FAKE_QEMU_PIDS"
 con= res= app=
@@ -32,12 +34,13 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-echo "Linux version 6.1.0-fake" > "$con"
+[ -z "$FAKE_QEMU_NO_CONSOLE" ] && echo "Linux version 6.1.0-fake" > "$con"
 case "$app" in
 *conform.mode=hang*) echo "init: mode hang: sleeping forever" >> "$con"; exec sleep 600 ;;
 esac
 sleep 0.5
 echo '{"type":"begin"}' > "$res"
+[ -n "$FAKE_QEMU_RESULT" ] && echo "$FAKE_QEMU_RESULT" >> "$res"
 echo '{"type":"end"}' >> "$res"
 """
 
@@ -116,6 +119,71 @@ class ConformRunTest(unittest.TestCase):
         self.assertEqual(checks["conform.inputs"]["status"], "pass")
         self.assert_none_running()
 
+    def test_a_boot_after_the_run_starts(self):
+        """conform closes QEMU's gate while it stops its guests; once they
+        are stopped it opens it again, so that a later boot of the same
+        process (another test module, in any order) is not refused."""
+        self.run_conform("a")
+        b = conform.qemu.boot("later", "bzImage", "initrd", "conform.mode=idle",
+                              os.path.join(self.d, "later"), 30)
+        self.assertEqual(b.outcome, "end", b.detail)
+
+    def test_a_status_the_report_does_not_know(self):
+        """a guest check with status "ok": the report is still written, with
+        that check failed and counted (before, summarize() raised KeyError
+        'ok' and the last run's report stayed)"""
+        self.stale_report()
+        rec = json.dumps({"type": "check", "id": "guest.odd", "status": "ok"})
+        with mock.patch.dict(os.environ, {"FAKE_QEMU_RESULT": rec}):
+            rc, rep, checks = self.run_conform("a")
+        self.assertEqual(rc, 1)
+        self.assertEqual(checks["guest.odd"]["status"], "fail")
+        self.assertIn("status 'ok' reported", checks["guest.odd"]["reason"])
+        self.assertNotIn("stale", checks)
+        self.assertEqual(rep["summary"]["failed"],
+                         sum(1 for c in checks.values() if c["status"] == "fail"))
+
+    def test_a_guest_that_sends_nothing_fails_its_boot(self):
+        """a boot that declares its checks, whose guest writes only its begin
+        and end markers, fails (before, it passed); one without a console
+        log fails too (before, its KUnit checks were left out)"""
+        plan = [entry("a", produces=["guest.x", "kunit.suite"]),
+                entry("b", produces=["guest.x"])]
+        rec = json.dumps({"type": "check", "id": "guest.x", "status": "pass"})
+        with mock.patch.object(inputs, "BOOTS", plan):
+            rc, _, checks = self.run_conform("a")
+            self.assertEqual(rc, 1)
+            self.assertEqual(checks["boot.a.produced"]["reason"],
+                             "guest.x not reported; kunit.suite not reported")
+            with mock.patch.dict(os.environ, {"FAKE_QEMU_RESULT": rec}):
+                rc, _, checks = self.run_conform("b")
+            self.assertEqual(rc, 0, checks)
+            self.assertEqual(checks["boot.b.produced"]["status"], "pass")
+            with mock.patch.dict(os.environ, {"FAKE_QEMU_RESULT": rec,
+                                              "FAKE_QEMU_NO_CONSOLE": "1"}):
+                rc, _, checks = self.run_conform("b")
+        self.assertEqual(rc, 1)
+        self.assertEqual(checks["boot.b.console-log"]["status"], "fail")
+        self.assertRegex(checks["boot.b.console-log"]["reason"], r"^no .*/boots/b/console"
+                         r"\.log: no kernel log, no KUnit result to judge$")
+
+    def test_a_run_that_stops_leaves_no_report(self):
+        """conform stops before its report (no kernel image): the last run's
+        report is gone, not left for a reader to take as this run's"""
+        self.stale_report()
+        with mock.patch.object(conform, "images", side_effect=SystemExit("no kernel")):
+            with self.assertRaises(SystemExit):
+                self.run_conform("a")
+        for name in ("report.json", "report.md", "report.xml"):
+            self.assertFalse(os.path.exists(os.path.join(self.out, name)), name)
+
+    def stale_report(self):
+        from harness.base import report
+        from harness.base.checks import Check
+        os.makedirs(self.out, exist_ok=True)
+        report.write_all({"started": "2026-01-01T00:00:00+00:00",
+                          "checks": [Check.passed("stale", "an earlier run")]}, self.out)
+
     def test_unknown_boot_boots_nothing(self):
         with mock.patch.object(conform.config, "warn") as warn:
             rc, rep, checks = self.run_conform("mian")
@@ -190,14 +258,41 @@ class ConformRunTest(unittest.TestCase):
 
 class CheckStopsAtOnceTest(unittest.TestCase):
     """make check (the verb check) fails at once, before the lint and the
-    kernel builds, when BOOTS names nothing or a vector file is hostile."""
+    kernel builds, when BOOTS names nothing or a vector file is hostile;
+    the report it writes is its own, not the last run's.  The verb runs
+    with a build directory and a kernel cache of the test's own (the
+    cache cannot be made: the input step needs none)."""
+
+    def setUp(self):
+        self.build = tempfile.mkdtemp(prefix="check-build-")
+        self.addCleanup(shutil.rmtree, self.build, True)
 
     def check(self, **env):
-        import subprocess
-        r = subprocess.run([config.PY, "-m", "harness", "check"], cwd=config.TOP,
-                           env=dict(os.environ, **env), capture_output=True, text=True,
-                           timeout=300)
-        return r.returncode, r.stdout.strip().splitlines(), r.stderr.strip().splitlines()
+        rc, out, err = run_verb(self, ["check"], dict(env, HARNESS_BUILD=self.build))
+        return rc, out.strip().splitlines(), err.strip().splitlines()
+
+    def test_the_last_runs_report_does_not_survive(self):
+        """a green report.{json,md,xml} of an earlier run is replaced by this
+        run's, which stopped at its inputs (before, it stayed: a CI system
+        reading report.xml saw green)"""
+        from harness.base import report
+        from harness.base.checks import Check
+        rep_dir = os.path.join(self.build, "conformance")
+        os.makedirs(rep_dir)
+        report.write_all({"started": "2026-01-01T00:00:00+00:00",
+                          "checks": [Check.passed("boot.main", "green")]}, rep_dir)
+        rc, out, _ = self.check(BOOTS="mian")
+        self.assertEqual(rc, 1)
+        self.assertEqual(out[-1], "0 passed, 1 failed, 0 skipped")
+        with open(os.path.join(rep_dir, "report.json")) as f:
+            rep = json.load(f)
+        self.assertEqual(rep["summary"], {"passed": 0, "failed": 1, "skipped": 0,
+                                          "total": 1})
+        self.assertEqual([c["id"] for c in rep["checks"]], ["host.inputs"])
+        with open(os.path.join(rep_dir, "report.xml")) as f:
+            self.assertIn('failures="1"', f.read())
+        with open(os.path.join(rep_dir, "report.md")) as f:
+            self.assertIn("**0 passed, 1 failed, 0 skipped**", f.read())
 
     def test_boots_names_nothing(self):
         for boots in ("mian", ",", "main,mian"):

@@ -251,6 +251,8 @@ class CheckStepTest(unittest.TestCase):
                 verdict.verdict(0.5, json_out=cmd[cmd.index("--json") + 1])
             return 1, 0.0
         with mock.patch.object(check, "OUT", tmp), \
+                mock.patch.object(check, "REPORT", os.path.join(tmp, "conformance",
+                                                                "report.json")), \
                 mock.patch.object(check, "input_step", return_value=True), \
                 mock.patch.object(check, "acvp_step"), \
                 mock.patch.object(check, "host_steps"), \

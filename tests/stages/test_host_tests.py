@@ -124,6 +124,41 @@ class RecorderTest(unittest.TestCase):
         self.assertFalse(result.wasSuccessful())
 
 
+class OrderTest(unittest.TestCase):
+    """The host tests run in an order drawn from a seed: a test that passes
+    only after another one has run fails in some order, the same seed
+    gives the same order, and a class's methods stay together."""
+
+    def run_order(self, seed):
+        from . import sample_order
+        sample_order.SEEN.clear()
+        records, _ = host_tests.run_tests("sample_order.py", stream=io.StringIO(),
+                                          seed=seed)
+        # (ids as check_id() gives them for a file not named test_*)
+        return {r["id"]: r["status"] for r in records}
+
+    def test_an_order_dependence_fails_in_some_order(self):
+        self.assertEqual(self.run_order(None)["host.unit.needs_the_state"], "pass")
+        seen = {self.run_order(seed)["host.unit.needs_the_state"] for seed in range(12)}
+        self.assertEqual(seen, {"pass", "fail"})
+
+    def test_the_seed_repeats_the_order_and_keeps_classes_together(self):
+        loader = unittest.defaultTestLoader
+        suite = loader.discover(host_tests.TESTS, pattern="sample_order.py",
+                                top_level_dir=host_tests.config.TOP)
+        orders = set()
+        for seed in range(12):
+            ids = [t.id() for t in host_tests.shuffled(suite, seed)]
+            self.assertEqual(ids, [t.id() for t in host_tests.shuffled(suite, seed)])
+            every = sorted(t.id() for t in host_tests.flatten(suite))
+            self.assertEqual(sorted(ids), every)
+            classes = [i.rsplit(".", 1)[0] for i in ids]
+            runs = [c for n, c in enumerate(classes) if n == 0 or classes[n - 1] != c]
+            self.assertEqual(len(runs), len(set(runs)), ids)
+            orders.add(tuple(ids))
+        self.assertGreater(len(orders), 2)
+
+
 class VerbTest(unittest.TestCase):
     """The verb host-tests, as make check runs it, on a suite with a
     failing subTest: exit status 1, the failure in its JSON and its
@@ -132,17 +167,18 @@ class VerbTest(unittest.TestCase):
     def test_failing_subtest_fails_the_verb_and_make_check(self):
         import json
         import os
-        import subprocess
         import tempfile
 
-        from harness.base import config
         from harness.stages import check
+
+        from ..verbs import run_verb
         out = os.path.join(tempfile.mkdtemp(prefix="host-tests-verb-"), "h.json")
-        r = subprocess.run([config.PY, "-m", "harness", "host-tests", "--pattern",
-                            "sample_suite.py", "--json", out], cwd=config.TOP,
-                           capture_output=True, text=True, timeout=300)
-        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        self.assertIn("host tests: 1 passed, 1 failed, 0 skipped", r.stdout)
+        rc, stdout, stderr = run_verb(self, ["host-tests", "--pattern", "sample_suite.py",
+                                             "--json", out])
+        self.assertEqual(rc, 1, stdout + stderr)
+        self.assertIn("host tests: 1 passed, 1 failed, 0 skipped", stdout)
+        self.assertRegex(stdout, r"host tests: shuffled with seed \d+ \(--seed \d+ "
+                         r"repeats the order\)")
         with open(out) as f:
             recs = {x["id"]: x["status"] for x in json.load(f)}
         # (ids as check_id() gives them for a file not named test_*)
@@ -152,6 +188,26 @@ class VerbTest(unittest.TestCase):
         self.assertEqual(sorted(c.status for c in checks), ["fail", "pass"])
         os.unlink(out)
         os.rmdir(os.path.dirname(out))
+
+    def test_no_test_is_a_failure(self):
+        """a pattern that matches no test: not "0 passed, 0 failed" and exit 0"""
+        import json
+        import os
+        import tempfile
+
+        from ..verbs import run_verb
+        d = tempfile.mkdtemp(prefix="host-tests-none-")
+        self.addCleanup(__import__("shutil").rmtree, d, True)
+        out = os.path.join(d, "h.json")
+        rc, stdout, stderr = run_verb(self, ["host-tests", "--pattern", "no_such_*.py",
+                                             "--json", out])
+        self.assertEqual(rc, 1, stdout + stderr)
+        self.assertIn("host tests: 0 passed, 1 failed, 0 skipped", stdout)
+        with open(out) as f:
+            (rec,) = json.load(f)
+        self.assertEqual((rec["id"], rec["status"]), ("host.unit.none", "fail"))
+        self.assertIn("no test under tests/ matches --pattern no_such_*.py",
+                      rec["reason"])
 
 
 if __name__ == "__main__":

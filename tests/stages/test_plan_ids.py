@@ -72,5 +72,42 @@ class PlanIdsTest(unittest.TestCase):
         self.assertNotIn("check_jitter_record", boot_functions(main, self.modes))
 
 
+class ProducesTest(unittest.TestCase):
+    """Every boot that ends on its own declares what it must report
+    ("produces", issue 38: a guest that sent only its markers passed), and
+    each id declared is one the project can report: a guest check named
+    in conformance/guest/, a host judge's id, a KUnit suite of the
+    series."""
+
+    def sources(self, *globs):
+        import glob
+        text = ""
+        for g in globs:
+            for path in sorted(glob.glob(config.top(g))):
+                with open(path, errors="replace") as f:
+                    text += f.read()
+        return text
+
+    def test_every_boot_that_ends_declares_its_checks(self):
+        for spec in plan.BOOTS:
+            if spec["expect"] == "end":
+                self.assertTrue(spec.get("produces"), spec["name"])
+            elif spec["expect"] == "panic":
+                self.assertEqual(spec.get("produces"), [], spec["name"])
+
+    def test_each_declared_id_can_be_reported(self):
+        guest = self.sources("conformance/guest/*.c")
+        judges = self.sources("harness/judges/*.py")
+        patches = self.sources("tangled/patches/*.patch")
+        suites = set(re.findall(r'\.name = "(\w+)"', patches))
+        for spec in plan.BOOTS:
+            for cid in spec.get("produces", []):
+                if cid.startswith("kunit."):
+                    self.assertIn(cid[len("kunit."):], suites, (spec["name"], cid))
+                else:
+                    self.assertTrue(f'"{cid}"' in guest or f'"{cid}' in judges,
+                                    (spec["name"], cid))
+
+
 if __name__ == "__main__":
     unittest.main()
