@@ -115,8 +115,16 @@ static const char *one_restart(unsigned long n, unsigned char *buf, struct part 
 		return "no " RAW_PATH " (CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE off?)";
 	len = snprintf(num, sizeof(num), "%lu", n);
 	if (write(fd, num, (size_t)len) != len) {
+		int err = errno;
+
 		close(fd);
-		return "writing the sample count failed (start-up test or read failed)";
+		/* The interface's own verdicts on the noise source (the host
+		 * reads the words before the colon, entropy_uml.REFUSED). */
+		if (err == EIO)
+			return "the kernel refused the recording: its start-up test failed (EIO)";
+		if (err == EFAULT)
+			return "the kernel refused the recording: a permanent health test failure (EFAULT)";
+		return "writing the sample count failed (not a verdict on the noise source)";
 	}
 	lseek(fd, 0, SEEK_SET);
 	while (got < want && (r = read(fd, buf + got, want - got)) > 0)

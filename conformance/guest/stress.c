@@ -293,7 +293,7 @@ static void call_raw_noise(struct stress *s, const struct stress_call *c)
 		expect(s, c->iface, "zero", write_path(STRESS_RAW, "0", 1), -EINVAL);
 		return;
 	case 4 ... 5:
-		expect(s, c->iface, "too many", write_path(STRESS_RAW, "1000001", 7), -EINVAL);
+		expect(s, c->iface, "too many", write_path(STRESS_RAW, "8000001", 7), -EINVAL);
 		return;
 	}
 	expect(s, c->iface, "not a number", write_path(STRESS_RAW, "x1", 2), -EINVAL);

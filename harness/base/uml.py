@@ -26,7 +26,7 @@ import time
 
 from . import qemu
 
-MEM = "256M"
+MEM = "512M"            # a recording of 6,000,000 samples holds 48 MB twice
 
 
 def build_argv(linux, initrd, append, results_fd):

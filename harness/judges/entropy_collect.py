@@ -35,6 +35,13 @@ class CollectError(RuntimeError):
     """A collector that does not build or does not run; one line."""
 
 
+class SourceRefused(CollectError):
+    """The noise source itself would not deliver: the kernel refused the
+    recording because its start-up test or a health test failed.  In an
+    environment without a claim that is the measurement, not a fault of
+    the harness."""
+
+
 def _gcc(args, what):
     try:
         r = subprocess.run(["gcc"] + args, capture_output=True, text=True)

@@ -37,6 +37,7 @@ APPEND = ("panic=-1 random.trust_cpu=off random.trust_bootloader=off "
           "conform.mode=entropy conform.end=poweroff")
 BOOT_TIMEOUT = 60           # a boot that records one restart
 SEQ_TIMEOUT = 3600          # the boot that records the consecutive samples
+REFUSED = "the kernel refused the recording"   # the guest's words (entropy.c)
 STARTUP = re.compile(r"jitterentropy: start-up test (passed|failed) \((-?\d+)\)")
 
 
@@ -76,6 +77,8 @@ def one_boot(linux, rd, bdir, append, timeout):
     recs = records.read(b.results)
     bad = next((r for r in recs if r.get("type") == "check" and r.get("status") != "pass"),
                None)
+    if bad and str(bad.get("reason", "")).startswith(REFUSED):
+        raise ec.SourceRefused(f"{bdir}: {bad.get('reason')}")
     if bad:
         raise ec.CollectError(f"{bdir}: {bad.get('id')}: {bad.get('reason')}")
     parts = {r.get("part"): r for r in recs if r.get("type") == "entropy-part"}
@@ -106,19 +109,22 @@ def image(name):
         return kbuild.image_of(b, variant), f.read().strip()
 
 
-def collect(name, args, sdir):
-    """Collect one UML source into sdir (deltas.bin, restart-deltas.bin);
-    its collect.json."""
+def collect(name, args, sdir, samples=None):
+    """Collect one UML source into sdir (deltas.bin: samples consecutive
+    ones, args.samples by default; restart-deltas.bin); its collect.json.
+    A kernel that refuses the recording (its start-up test or a health
+    test failed) raises SourceRefused."""
+    samples = samples or args.samples
     linux, release = image(name)
     fixed = name.endswith(ec.FIXED)
     shuffle = f" conform.entropy_shuffle={0 if fixed else 1}"
     _, src = kcache.ensure_pristine()
     rd = initramfs.write(os.path.join(sdir, "initramfs.cpio"), guest.build(), src=src)
     bdir = os.path.join(sdir, "boots")
-    say(f"{name}: UML {release}, one boot for {args.samples:,} consecutive samples")
+    say(f"{name}: UML {release}, one boot for {samples:,} consecutive samples")
     parts, data, start, secs = one_boot(
         linux, rd, os.path.join(bdir, "seq"),
-        f"{APPEND}{shuffle} conform.entropy_samples={args.samples} "
+        f"{APPEND}{shuffle} conform.entropy_samples={samples} "
         "conform.entropy_restarts=0",
         SEQ_TIMEOUT)
     files.write_bytes(os.path.join(sdir, "deltas.bin"), data)

@@ -252,6 +252,20 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(v["entropy.ours-uml.collected"], "pass")
         self.assertNotIn("entropy.ours-uml.h-i", v)
 
+    def test_a_refusing_source_without_a_claim_is_a_skip(self):
+        """UML's coarse clocksource with fixed loop counts: the kernel
+        refuses (a health test fails); that is the environment's result,
+        said as a skip, where the same in a credited environment fails."""
+        s = summary_of()
+        s["sources"]["ours-uml-fixed"] = {"name": "ours-uml-fixed", "refused": True,
+                                          "error": "the kernel refused the recording"}
+        s["sources"]["ours-uml-tsc"] = {"name": "ours-uml-tsc", "refused": True,
+                                        "error": "the kernel refused the recording"}
+        v = {c.id: c for c in er.checks(s)}
+        self.assertEqual(v["entropy.ours-uml-fixed.collected"].status, "skip")
+        self.assertIn("no claim", v["entropy.ours-uml-fixed.collected"].reason)
+        self.assertEqual(v["entropy.ours-uml-tsc.collected"].status, "fail")
+
     def test_the_codes_cutoffs_are_the_claims(self):
         v = self.verdicts()
         self.assertEqual(v["entropy.claim.cutoffs"], "pass")

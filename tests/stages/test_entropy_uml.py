@@ -53,8 +53,8 @@ data += part("restart", n, 7)
 if "conform.hostfs" in args:
     with open(os.path.join(args["conform.hostfs"], "data.bin"), "wb") as f:
         f.write(data[:len(data) - int(env.get("FAKE_SHORT", "0"))])
-res.write('{"type":"check","id":"guest.entropy.raw","status":"%s"}\n'
-          % env.get("FAKE_STATUS", "pass"))
+res.write('{"type":"check","id":"guest.entropy.raw","status":"%s","reason":"%s"}\n'
+          % (env.get("FAKE_STATUS", "pass"), env.get("FAKE_REASON", "")))
 res.write('{"type":"end"}\n')
 res.close()
 sys.exit(int(env.get("FAKE_RC", "0")))
@@ -89,7 +89,7 @@ class BootTest(Fake):
     def test_a_boot_that_ends(self):
         b = self.boot()
         self.assertEqual(b.outcome, "end")
-        self.assertIn("mem=256M", b.argv)
+        self.assertIn(f"mem={uml.MEM}", b.argv)
         self.assertIn("initrd=rd.cpio", b.argv)
         with open(b.results) as f:
             self.assertIn('"type":"end"', f.read())
@@ -162,6 +162,16 @@ class CollectTest(Fake):
     def test_a_failed_guest_check(self):
         with self.assertRaisesRegex(ec.CollectError, "guest.entropy.raw"):
             self.one(status="fail")
+
+    def test_a_kernel_that_refuses_is_told_from_a_fault(self):
+        """The guest's words for the interface's own verdict (EIO, EFAULT)
+        make SourceRefused; any other failure stays a CollectError."""
+        with self.assertRaises(ec.SourceRefused):
+            self.one(status="fail", reason=entropy_uml.REFUSED + ": its start-up test "
+                     "failed (EIO)")
+        with self.assertRaises(ec.CollectError) as cm:
+            self.one(status="fail", reason="writing the sample count failed")
+        self.assertNotIsInstance(cm.exception, ec.SourceRefused)
 
     def test_a_boot_without_its_end(self):
         with self.assertRaisesRegex(ec.CollectError, "qemu-error"):
