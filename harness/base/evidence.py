@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The recorded runs: evidence/ holds the reports of the runs too long for
-make check (make stress, make conform ARCH=i386, make mutants, and the
-full make entropy), each with the digest of the inputs its verdicts
+make check (make stress, make conform ARCH=i386, make mutants, make
+modules-check and the full make entropy), each with the digest of the inputs its verdicts
 depend on.
 
 A run of hours cannot be repeated by every clean clone, and a machine's
@@ -69,6 +69,10 @@ RECORDS = {
                                     "harness/stages/kmutants_run.py",
                                     "harness/stages/kmutants_host.py")
                 + HOST_JUDGE},
+    # make modules-check: the modules kernel's boots, whose checks two
+    # requirements of the matrix name (modules.*).
+    "modules": {"build": "build/modules-check/report.json", "make": "make modules-check",
+                "inputs": COMMON + ("harness/stages/conform.py",)},
     "entropy": {"build": "build/entropy/summary.json", "make": "make entropy",
                 "inputs": ENTROPY, "dir": "entropy",
                 # Only the full run is kept: make check collects four sources.

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The verb evidence (make evidence): keep the reports of the long runs.
 
-  python3 -m harness evidence [--only stress,i386,mutants,entropy]
+  python3 -m harness evidence [--only stress,i386,mutants,modules,entropy]
 
 Copies build/stress/report.json, build/conformance-i386/report.json,
-build/mutants/series.json and the full make entropy run (its summary, the
+build/mutants/series.json, build/modules-check/report.json and the full
+make entropy run (its summary, the
 sources' assessments, the figures' data, the 8-bit sample files and the
 SHA-256 of every raw file, into evidence/entropy/) into evidence/
 (base/evidence.py), each only if it was made on this tree's inputs, and
@@ -44,8 +45,8 @@ def run(args):
 
 def register(sub):
     p = sub.add_parser("evidence", help="keep the reports of make stress, make conform "
-                       "ARCH=i386, make mutants and make entropy in evidence/ (if made "
-                       "on this tree)")
+                       "ARCH=i386, make mutants, make modules-check and make entropy in "
+                       "evidence/ (if made on this tree)")
     p.add_argument("--only", default="",
-                   help="comma-separated: stress, i386, mutants, entropy")
+                   help="comma-separated: stress, i386, mutants, modules, entropy")
     p.set_defaults(func=run)

@@ -19,7 +19,7 @@
 import os
 import re
 
-from ...base import config, files, noweb
+from ...base import config, evidence, files, noweb
 from ...base import reqs as reqsmod
 
 LINES = config.build("tangle/lines.json")
@@ -212,10 +212,11 @@ def load_report(top):
 
 
 # Runs that make check does not make, whose checks a requirement names with
-# the run's prefix (modules.guest.x): the matrix shows their result when the
-# run's report is there and says which command makes it when it is not, and
-# book-check does not ask make check's run for them.
-OPTIONAL_RUNS = {"modules": ("build/modules-check/report.json", "make modules-check")}
+# the run's prefix (modules.guest.x): the matrix shows their result from the
+# run's report (build/, else the one make evidence recorded) and says which
+# command makes it when there is none, and book-check does not ask make
+# check's run for them.  prefix -> (record of base/evidence.py, command).
+OPTIONAL_RUNS = {"modules": ("modules", "make modules-check")}
 
 
 def optional_run(cid):
@@ -228,10 +229,14 @@ def optional_checks(top, checks):
     """checks with the optional runs' own checks added ({id: check dict}),
     each marked with the command that made it."""
     out = dict(checks)
-    for prefix, (path, cmd) in OPTIONAL_RUNS.items():
-        for c in (files.read_json(os.path.join(top, path)) or {}).get("checks", []):
+    for prefix, (record, cmd) in OPTIONAL_RUNS.items():
+        rep, prov = evidence.load(record, top)
+        where = cmd if not prov or prov["source"] == "build" else \
+            f"{cmd}, recorded in {prov['path']}" + ("" if prov["current"] else
+                                                   ", on other inputs")
+        for c in (rep or {}).get("checks", []):
             if c.get("id", "").startswith(prefix + ".") and c["id"] not in out:
-                out[c["id"]] = dict(c, run=cmd)
+                out[c["id"]] = dict(c, run=where)
     return out
 
 

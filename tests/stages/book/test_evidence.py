@@ -98,6 +98,22 @@ class MatrixTest(unittest.TestCase):
         t = booktrace.lookup("modules.guest.m", got)
         self.assertEqual(t.status, "fail")
 
+    def test_optional_run_recorded_in_evidence_is_read(self):
+        """A clean clone has no build/modules-check: the recorded run counts,
+        and the matrix says where it came from and whether it is current."""
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        os.makedirs(os.path.join(tmp, "evidence"))
+        with open(os.path.join(tmp, "evidence/modules.json"), "w") as f:
+            f.write('{"inputs": {"modules": "old"}, "checks": '
+                    '[{"id": "modules.guest.m", "status": "pass"}]}')
+        with open(os.path.join(tmp, "evidence/manifest.json"), "w") as f:
+            f.write('{"modules": {"file": "evidence/modules.json", "commit": "c"}}')
+        got = booktrace.optional_checks(tmp, {})
+        self.assertEqual(got["modules.guest.m"]["status"], "pass")
+        self.assertEqual(got["modules.guest.m"]["run"], "make modules-check, recorded "
+                         "in evidence/modules.json, on other inputs")
+
 
 class ClauseTest(unittest.TestCase):
     def test_clause_forms(self):
