@@ -10,6 +10,7 @@ pristine tree has one with the same checker, file and message text.
 
   parse(checker, text, roots)       -> [Warning]
   classify_make(text, roots)        -> {"sparse": [...], "w1": [...]}
+  parse_cocci(text, roots)          -> [Warning] (coccicheck's only)
   line_map(old_lines, new_lines)    -> {new line: old line}
   compare(pristine, patched, maps)  -> [Warning] (the new ones)
   allowed(new, allow)               -> ([new not allowed], [(allowed, reason)])
@@ -115,6 +116,14 @@ def classify_make(text, roots=()):
         (w1 if GCC_FLAG.search(m.group("msg")) else sparse).append(raw)
     return {"sparse": parse("sparse", "\n".join(sparse), roots),
             "w1": parse("w1", "\n".join(w1), roots)}
+
+
+def parse_cocci(text, roots=()):
+    """coccicheck's warnings from what its make printed: make compiles the
+    objects it checks, and gcc's diagnostics (they end with their option)
+    are not coccicheck's."""
+    return parse("coccicheck", "\n".join(ln for ln in text.splitlines()
+                                          if not GCC_FLAG.search(ln.rstrip())), roots)
 
 
 def line_map(old_lines, new_lines):

@@ -2,8 +2,8 @@
 """The static checkers' comparison against pristine 6.1 (issue 37, item 3).
 
 Fed a pristine and a patched warning list, in the words the real tools
-print (SPARSE, W1, KDOC and COCCI were captured from make checkers runs
-on this series with a defect put in on purpose; see the chapter "The
+print (the lines below were captured from make checkers runs on this
+series, some with defects put in on purpose; see the chapter "The
 pipeline"): a warning the series adds fails its checker, with file, line
 and message; one that the series only moved (its line shifted by lines
 added above it) does not; one 6.1 already has does not count; a checker
@@ -15,20 +15,28 @@ import unittest
 from harness.base import config, records
 from harness.judges import static_warnings as sw
 
-ROOT = "/cache/linux-6.1.192-3/checkers-patched"
+ROOT = "/work/kcache-37/linux-6.1.192-3/checkers-patched"
 BUILD = ROOT + ".build"
-# make C=2 W=1 drivers/char/random.o, a non-static function added on purpose
+# Captured from make checkers with two defects put into the chapter of the
+# blocking API on purpose (2026-12-06): blocking_random_may_go() without
+# its static, and @rw_len of struct random_work documented as @rw_length.
+# make C=2 W=1 printed gcc's warning with its source lines, then sparse's:
+W1 = (f"{ROOT}/drivers/char/random.c:158:6: warning: no previous prototype for "
+      "\u2018blocking_random_may_go\u2019 [-Wmissing-prototypes]\n"
+      "  158 | bool blocking_random_may_go(const bool *cancel)\n"
+      "      |      ^~~~~~~~~~~~~~~~~~~~~~\n")
 SPARSE = (f"  CHECK   {ROOT}/drivers/char/random.c\n"
-          f"{ROOT}/drivers/char/random.c:1702:6: warning: symbol 'blk_defect' "
+          f"{ROOT}/drivers/char/random.c:158:6: warning: symbol 'blocking_random_may_go' "
           "was not declared. Should it be static?\n")
-W1 = (f"  CC      drivers/char/random.o\n"
-      f"{ROOT}/drivers/char/random.c:1702:6: warning: no previous prototype for "
-      "'blk_defect' [-Wmissing-prototypes]\n"
-      " 1702 | void blk_defect(void)\n      |      ^~~~~~~~~~\n")
-KDOC = (f"{ROOT}/crypto/drbg.c:1210: warning: Function parameter or member 'drbg' "
-        "not described in 'drbg_seed'\n")
-COCCI = (f"{ROOT}/crypto/drbg.c:1995:1-6: WARNING: Assignment of 0/1 to bool "
-         "variable\n")
+MAKE_REAL = W1 + SPARSE
+# scripts/kernel-doc -none include/linux/random_blocking.h
+KDOC = ("include/linux/random_blocking.h:34: warning: Function parameter or member "
+        "'rw_len' not described in 'random_work'\n")
+# coccicheck's make compiled the objects again: gcc's line is in its output
+COCCI_GCC = (f"{ROOT}/drivers/char/random.c:158:6: warning: no previous prototype for "
+             "\u2018blocking_random_may_go\u2019 [-Wmissing-prototypes]\n")
+# 6.1's own coccicheck warning, where the series moved it
+COCCI = f"{ROOT}/crypto/jitterentropy.c:473:17-18: WARNING opportunity for min()\n"
 # make checkers on the series as it was (2026-12-06): two new coccicheck
 # warnings in the Jitter RNG core, which the allowlist argues, and one in
 # drbg_cavp.c, since fixed
@@ -43,6 +51,8 @@ COCCI_REAL = (
 def warnings(checker, text):
     if checker in ("sparse", "w1"):
         return sw.classify_make(text, (ROOT, BUILD))[checker]
+    if checker == "coccicheck":
+        return sw.parse_cocci(text, (ROOT, BUILD))
     return sw.parse(checker, text, (ROOT, BUILD))
 
 
@@ -50,20 +60,24 @@ class ParseTest(unittest.TestCase):
     def test_make_output_split_by_checker(self):
         """sparse's line has no [-W] option; gcc's has; context lines and
         kernel-doc's lines (no column) are neither"""
-        got = sw.classify_make(SPARSE + W1 + KDOC, (ROOT, BUILD))
+        got = sw.classify_make(MAKE_REAL + KDOC, (ROOT, BUILD))
         self.assertEqual([str(w) for w in got["sparse"]],
-                         ["drivers/char/random.c:1702: warning: symbol 'blk_defect' was "
-                          "not declared. Should it be static?"])
+                         ["drivers/char/random.c:158: warning: symbol "
+                          "'blocking_random_may_go' was not declared. Should it be static?"])
         self.assertEqual([w.file for w in got["w1"]], ["drivers/char/random.c"])
         self.assertIn("[-Wmissing-prototypes]", got["w1"][0].message)
 
     def test_kernel_doc_and_coccicheck(self):
         kd = warnings("kernel-doc", KDOC)
-        self.assertEqual((kd[0].file, kd[0].line), ("crypto/drbg.c", 1210))
+        self.assertEqual((kd[0].file, kd[0].line), ("include/linux/random_blocking.h", 34))
         cc = warnings("coccicheck", COCCI)
         self.assertEqual((cc[0].file, cc[0].line, cc[0].severity),
-                         ("crypto/drbg.c", 1995, "warning"))
-        self.assertEqual(cc[0].message, "Assignment of 0/1 to bool variable")
+                         ("crypto/jitterentropy.c", 473, "warning"))
+        self.assertEqual(cc[0].message, "WARNING opportunity for min()")
+
+    def test_gcc_in_coccicheck_output_is_not_coccicheck(self):
+        self.assertEqual(warnings("coccicheck", COCCI_GCC + COCCI),
+                         warnings("coccicheck", COCCI))
 
     def test_a_header_warning_counts_once(self):
         text = (f"{ROOT}/include/linux/random_blocking.h:40:5: warning: x\n") * 3
@@ -125,9 +139,9 @@ class ChecksTest(unittest.TestCase):
         c = out["host.checkers.sparse"]
         self.assertEqual(c.status, "fail")
         self.assertEqual(c.counts, {"pristine": 0, "patched": 1, "new": 1, "allowed": 0})
-        one = out["host.checkers.sparse.drivers-char-random-c.1702"]
+        one = out["host.checkers.sparse.drivers-char-random-c.158"]
         self.assertEqual(one.status, "fail")
-        self.assertIn("drivers/char/random.c:1702", one.reason)
+        self.assertIn("drivers/char/random.c:158", one.reason)
         self.assertIn("Should it be static?", one.reason)
 
     def test_moved_or_old_warnings_pass_with_counts(self):
