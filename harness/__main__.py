@@ -11,14 +11,14 @@ import os
 import sys
 
 from .base import qemu
-from .stages import (acvp, assess, bench, bisect_series, check, checkpatch, conform, entropy,
-                     evidence, examples, gen_vectors, host_tests, kernel, kmutants_run, mutants,
-                     prodconfig, pud, series, stress, tangle, teeth)
+from .stages import (acvp, assess, bench, bisect_series, check, checkers, checkpatch, conform,
+                     entropy, evidence, examples, gen_vectors, host_tests, kernel, kmutants_run,
+                     mutants, prodconfig, pud, series, stress, tangle, teeth)
 from .stages.book import check as book_check
 from .stages.book import output as book
 
-STAGES = (tangle, series, kernel, conform, check, checkpatch, prodconfig, host_tests,
-          examples, book, book_check, assess, entropy, bench, bisect_series, teeth,
+STAGES = (tangle, series, kernel, conform, check, checkpatch, checkers, prodconfig,
+          host_tests, examples, book, book_check, assess, entropy, bench, bisect_series, teeth,
           gen_vectors, mutants, kmutants_run, acvp, stress, evidence, pud)
 
 

@@ -5,7 +5,9 @@
 #
 #   tools/deps.sh [build|book|all]
 #
-# build: tangling, the kernel build, QEMU and the host-side tests.
+# build: tangling, the kernel build, QEMU, the host-side tests and the
+#        static checkers (sparse, coccinelle: make checkers; ocaml because
+#        two of 6.1's coccinelle scripts are written in OCaml).
 # book:  the rendered book (pandoc, LaTeX, Chromium for the browser check).
 # The kernel source is pinned to the version in tangle.conf; when the
 # archive no longer offers it, the script says so and installs nothing
@@ -21,6 +23,7 @@ build_pkgs=(
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 	git python3 python3-ply python3-git python3-cryptography python3-numpy
 	noweb qemu-system-x86 qemu-system-data qemu-user gcc-multilib
+	sparse coccinelle ocaml
 )
 book_pkgs=(
 	pandoc texlive-latex-recommended texlive-latex-extra

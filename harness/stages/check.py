@@ -9,6 +9,8 @@ each is a `python3 -m harness` verb in a process of its own):
   1. the tangle lint                       host.tangle.lint
   2. the drift check: tangled/ == book     host.tangle.drift
   3. checkpatch --strict on each patch     host.checkpatch.<patch>
+     sparse (C=2), W=1, kernel-doc and coccicheck on the touched files,
+     no warning pristine 6.1 lacks (make checkers)  host.checkers.*
   4. Debian's config: test options off,    host.prodconfig.test-options-off
      also with KUNIT_ALL_TESTS=y; the       host.prodconfig.kunit-all-tests-off
      production objects carry no test code  host.prodconfig.objects-without-test-code
@@ -136,6 +138,8 @@ def host_steps(r):
                              "for byte", r.timed("drift", harness("drift")),
                              "tangled/ differs from the book (build/drift/diff.txt)"))
     json_step(r, "checkpatch --strict", "checkpatch", ["checkpatch"], "host.checkpatch")
+    json_step(r, "static checkers against pristine 6.1: sparse, W=1, kernel-doc, coccicheck",
+              "checkers", ["checkers"], "host.checkers.run")
     json_step(r, "production config: test options off, objects without test code",
               "prodconfig", ["prodconfig", "build"], "host.prodconfig.test-options-off")
     json_step(r, "SP 800-90B assessor against NIST's reference results", "entropy-kat",
