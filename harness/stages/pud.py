@@ -103,7 +103,8 @@ def environments_md(data, code):
         body.append([e["title"], e["timer"], f(e["claim"], 3) if e["claim"] else
                      "none", ", ".join(f"`{n}`" for n in e["sources"]),
                      f(min(assessed)) if assessed and None not in assessed else
-                     "not measured", f(c.get("h")), e["note"]])
+                     "not measured", f(None if c.get("h") is None else float(c["h"])),
+                     e["note"]])
     return section(*SECTIONS[2]) + [
         "One claim per operating environment (SP 800-90B 3.1.3, 3.2.2), "
         f"*H*~submitter~ bits of min-entropy per raw sample.  *H*~I~ = min(claim, "
