@@ -24,7 +24,7 @@ from ..base import config, evidence, files
 from ..base.checks import Check, summarize
 from ..judges import entropy_claim as claims
 from ..judges import entropy_report as er
-from ..judges import jitter_model as model
+from .book import entropy as book_entropy
 
 OUT = config.build("pud")
 ACVP = config.build("acvp/summary.json")
@@ -56,13 +56,9 @@ DIAGRAM = """\
 
 
 def f(v, d=4):
-    if v is None:
-        return "not measured"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return f"{v:.{d}f}"
+    """A number as the book's entropy tables show it; "not measured" when
+    absent."""
+    return "not measured" if v is None else book_entropy.f(v, d)
 
 
 def rows(head, body):
