@@ -41,7 +41,7 @@ FAULTS = [
       "kunit.random_blocking.async_cancel_before_start",
       "kunit.random_blocking.async_cancel_sync_dequeues",
       "kunit.random_blocking.async_cancel_after_completion",
-      "kunit.drbg_seed.async_cancelled_on_uninstantiate"]),
+      "kunit.drbg_seed.async_withdrawn_on_uninstantiate"]),
 ]
 
 

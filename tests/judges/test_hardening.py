@@ -9,8 +9,11 @@ skip of hardening.faults when the debug kernel was not booted, a failure
 when it was.
 """
 
+import glob
+import re
 import unittest
 
+from harness.base import config
 from harness.base.checks import Check
 from harness.judges import hardening
 
@@ -87,6 +90,31 @@ class HardeningTest(unittest.TestCase):
         _, c = self.verdict(checks, debug=False)
         self.assertEqual(c.status, "skip")
         self.assertIn("partly run: guest.jitter.hooked_read not reported", c.reason)
+
+
+
+class FaultIdsTest(unittest.TestCase):
+    """Every KUnit case the hardening plan names is a case of a suite of
+    the series: a renamed case (async_cancelled_on_uninstantiate became
+    async_withdrawn_on_uninstantiate) made its fault "partly run" in every
+    debug run, and, before a partial fault failed, silently passed."""
+
+    def test_each_kunit_case_named_exists(self):
+        text = ""
+        for path in sorted(glob.glob(config.top("tangled/patches/*.patch"))):
+            with open(path, errors="replace") as f:
+                text += f.read()
+        suites = set(re.findall(r'\.name = "(\w+)"', text))
+        cases = set(re.findall(r"KUNIT_CASE(?:_PARAM)?\((\w+)", text))
+        for _, ids in hardening.FAULTS:
+            for cid in ids:
+                parts = cid.split(".")
+                if "kunit" not in parts:
+                    continue
+                named = parts[parts.index("kunit") + 1:]
+                self.assertIn(named[0], suites, cid)
+                if len(named) > 1:
+                    self.assertIn(named[1], cases, cid)
 
 
 if __name__ == "__main__":

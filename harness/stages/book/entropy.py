@@ -302,7 +302,11 @@ def figure_md(ctx, fid, notes):
     stamp = f" {figures.TCG_LABEL.capitalize()} in its marked panels." if tcg else ""
     return [f"::: {{#fig-{fid} .figure}}",
             f"![{ctx['esc'](fig.get('caption', fid) + stamp)}]"
-            f"(figures/{fid}.png){{width=100%}}", "",
+            # At most three quarters of the page's height: with eight
+            # sources a figure of one panel each is taller than it is wide,
+            # and with its caption it would not fit a page (LaTeX's "Float
+            # too large for page", a warning make book-check fails on).
+            f"(figures/{fid}.png){{width=100% height=75%}}", "",
             f"Data: {ctx['code'](os.path.relpath(path, ctx['top']))}.", ":::", ""]
 
 
@@ -378,8 +382,10 @@ def render(ctx):
         return placeholder(ctx, f"{prov['path']} is unreadable: {e}")
     ctx = dict(ctx, entropy_summary=prov["path"],
                entropy_figdata=os.path.join(os.path.dirname(prov["path"]), "figures"))
+    # A kernel that refused a recording is the measurement of its
+    # environment (the sources table says so), not missing data.
     notes = [f"entropy evidence: {n} was not collected: {s['error'][:200]}"
-             for n, s in data["sources"].items() if s.get("error")]
+             for n, s in data["sources"].items() if s.get("error") and not s.get("refused")]
     out = intro_md(data, ctx)
     out[2:2] = provenance_md("entropy", prov, ctx["esc"], ctx["code"])
     for title, body in SECTIONS:

@@ -102,6 +102,20 @@ class EntropyPartTest(unittest.TestCase):
         self.assertIn("**not collected**", md)
         self.assertTrue(any("ours-kernel was not collected" in n for n in notes))
 
+    def test_a_refusal_is_shown_and_not_a_warning(self):
+        """The kernel refusing a recording (UML's coarse clock, loop counts
+        fixed) is that environment's result: in the table, not a build
+        warning, which make book-check would fail on."""
+        s = {"code": er.code_claims(), "sources": {
+            "ours-user": fake_source("ours-user", 4.8),
+            "ours-uml-fixed": {"name": "ours-uml-fixed", "refused": True,
+                               "error": "the kernel refused the recording: a permanent "
+                                        "health test failure (EFAULT)"}}}
+        files.write_json(os.path.join(self.top, entropy.SUMMARY), s)
+        md, notes = entropy.render(self.ctx)
+        self.assertIn("permanent health test failure", md)
+        self.assertFalse(any("ours-uml-fixed" in n for n in notes), notes)
+
 
 if __name__ == "__main__":
     unittest.main()
