@@ -48,7 +48,7 @@ DIAGRAM = """\
  |        v                                  start-up test on 1024 samples       |
  | stuck test, fold, von Neumann, LFSR, stir (non-vetted conditioning)           |
  |        v                                                                     |
- | SHA3-256 of 7 pool words and the previous block (vetted conditioning)        |
+ | SHA3-256 of {words} pool words and the previous block (vetted conditioning)        |
  +--------|---------------------------------------------------------------------+
           v
    256-bit output block -> crypto_rng_get_bytes("jitterentropy_rng") -> DRBG seed
@@ -77,7 +77,7 @@ def boundary_md(data, code):
         "noise source (SP 800-90B 2.2) with its conditioning and health tests inside "
         "one boundary: the kernel's address space.  Its output leaves through the "
         "crypto API alone; the DRBG seeds from it.", "",
-        "```", DIAGRAM.rstrip("\n"), "```", ""]
+        "```", DIAGRAM.rstrip("\n").replace("{words}", str(code["block_words"])), "```", ""]
 
 
 def raw_md(data, code):
