@@ -101,7 +101,7 @@ typedef unsigned char u8;
 #define JENT_STIR_CONSTANT	0x67452301efcdab89ULL
 #define JENT_STIR_MIXER		0x98badcfe10325476ULL
 #define JENT_BLOCK_BYTES	32
-#define JENT_BLOCK_WORDS	7
+#define JENT_BLOCK_WORDS	10
 #define JENT_RCT_CUTOFF			31
 #define JENT_RCT_CUTOFF_PERMANENT	61
 #define JENT_APT_WINDOW			512
@@ -432,6 +432,7 @@ static int jent_gen_block(struct rand_data *ec)
 		ret = jent_gen_entropy(ec, &word);
 		if (ret)
 			goto out;
+		jent_testing_store_word(word);
 		for (i = 0; i < 8; i++)
 			in[JENT_BLOCK_BYTES + 8 * w + i] = (u8)(word >> (8 * i));
 	}

@@ -17,7 +17,14 @@
  * (conform.hostfs=DIR), the file data.bin in the host's directory DIR
  * through hostfs.  conform.entropy_shuffle=0 records with the loop
  * shuffle off (loop_shuffle set to N first; raw_noise_info must confirm
- * it for every recording); the results channel gets one "entropy-part" line per part with its size,
+ * it for every recording).  Three more parts can follow, each only when
+ * asked for: conform.entropy_words=N pool words and conform.entropy_blocks=N
+ * items of output blocks (record 1 and 2: the conditioning's outputs, 8
+ * bytes an item), and conform.entropy_strides=R rows of
+ * conform.entropy_stride_len samples, the even rows recorded with
+ * record_stride 1 and the odd ones with conform.entropy_stride (every k-th
+ * raw sample only: no recorded interval holds the recording's store).  The
+ * results channel gets one "entropy-part" line per part with its size,
  * its FNV-1a hash, the kernel's account of it and the time it took, and
  * the check guest.entropy.raw.
  */
@@ -39,12 +46,16 @@
 #define RAW_PATH	"/sys/kernel/debug/jitterentropy_testing/raw_noise"
 #define INFO_PATH	"/sys/kernel/debug/jitterentropy_testing/raw_noise_info"
 #define SHUFFLE_PATH	"/sys/kernel/debug/jitterentropy_testing/loop_shuffle"
+#define RECORD_PATH	"/sys/kernel/debug/jitterentropy_testing/record"
+#define STRIDE_PATH	"/sys/kernel/debug/jitterentropy_testing/record_stride"
 #define DATA_PORT	0xe9	/* QEMU's isa-debugcon */
 #define HOSTFS_DIR	"/host"	/* User-Mode Linux: the host's directory */
 
 struct part {
 	const char *name;
 	int shuffle;			/* what raw_noise_info must say */
+	unsigned int record;		/* 0 raw samples, 1 words, 2 blocks */
+	unsigned int stride;		/* the odd rows' record_stride (0: 1) */
 	unsigned long rows, len;	/* restarts and samples per restart */
 	uint64_t fnv;
 	unsigned long blocks, intermittent;
@@ -101,16 +112,33 @@ static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
 	return h;
 }
 
-/* Restart the source and read its first n samples into buf (8 n bytes). */
-static const char *one_restart(unsigned long n, unsigned char *buf, struct part *p)
+/* Write a number to a file of the interface. */
+static int set_number(const char *path, unsigned long v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lu", v);
+	return write_file(path, num);
+}
+
+/*
+ * Restart the source and read the first n items of a recording of kind
+ * record, every stride-th raw sample, into buf (8 n bytes).
+ */
+static const char *one_restart(unsigned long n, unsigned char *buf, struct part *p,
+			       unsigned int stride)
 {
 	char num[32], info[256];
 	unsigned long blocks = 0, inter = 0;
+	unsigned int record = ~0u, every = 0;
 	int shuffle = -1;
 	size_t got = 0, want = 8 * (size_t)n;
 	ssize_t r;
-	int fd = open(RAW_PATH, O_RDWR), len;
+	int fd, len;
 
+	if (set_number(RECORD_PATH, p->record) || set_number(STRIDE_PATH, stride))
+		return "writing record or record_stride failed";
+	fd = open(RAW_PATH, O_RDWR);
 	if (fd < 0)
 		return "no " RAW_PATH " (CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE off?)";
 	len = snprintf(num, sizeof(num), "%lu", n);
@@ -136,10 +164,12 @@ static const char *one_restart(unsigned long n, unsigned char *buf, struct part 
 	    sscanf(strstr(info, "blocks") ? strstr(info, "blocks") : "",
 		   "blocks %lu\nintermittent %lu", &blocks, &inter) != 2 ||
 	    sscanf(strstr(info, "shuffle") ? strstr(info, "shuffle") : "",
-		   "shuffle %d", &shuffle) != 1)
+		   "shuffle %d\nrecord %u\nstride %u", &shuffle, &record, &every) != 3)
 		return "raw_noise_info is not as documented";
 	if (shuffle != p->shuffle)
 		return "raw_noise_info: the loop shuffle is not as asked";
+	if (record != p->record || every != stride)
+		return "raw_noise_info: the recording is not of the kind asked";
 	p->blocks += blocks;
 	p->intermittent += inter;
 	return NULL;
@@ -156,7 +186,8 @@ static const char *send_part(int port, struct part *p)
 		return "out of memory";
 	p->fnv = 0xcbf29ce484222325ULL;
 	for (i = 0; i < p->rows && !why; i++) {
-		why = one_restart(p->len, buf, p);
+		why = one_restart(p->len, buf, p,
+				  i % 2 && p->stride > 1 ? p->stride : 1);
 		if (!why && write_all(port, buf, 8 * p->len))
 			why = "writing to the data channel failed";
 		if (!why)
@@ -187,6 +218,14 @@ void run_entropy(void)
 	struct part rs = { .name = "restart",
 			   .rows = param("conform.entropy_restarts", 1000),
 			   .len = param("conform.entropy_len", 1000) };
+	struct part words = { .name = "words", .rows = 1, .record = 1,
+			      .len = param("conform.entropy_words", 0) };
+	struct part blocks = { .name = "blocks", .rows = 1, .record = 2,
+			       .len = param("conform.entropy_blocks", 0) };
+	struct part strides = { .name = "strides",
+				.rows = param("conform.entropy_strides", 0),
+				.len = param("conform.entropy_stride_len", 50000),
+				.stride = param("conform.entropy_stride", 3) };
 	const char *why = NULL;
 	char sig[13];
 	int port = open_data(&why);
@@ -208,6 +247,13 @@ void run_entropy(void)
 	why = seq.len ? send_part(port, &seq) : NULL;
 	if (!why)
 		why = send_part(port, &rs);
+	words.shuffle = blocks.shuffle = strides.shuffle = seq.shuffle;
+	if (!why && words.len)
+		why = send_part(port, &words);
+	if (!why && blocks.len)
+		why = send_part(port, &blocks);
+	if (!why && strides.rows)
+		why = send_part(port, &strides);
 	if (port >= 0 && close(port) && !why)
 		why = "closing data.bin on hostfs failed";
 	if (why)

@@ -55,6 +55,7 @@ ENTROPY = ("tangled/patches", "tangled/jitterentropy.c", "tangled/jitterentropy.
            "harness/judges/entropy_math.py", "harness/judges/entropy_health.py",
            "harness/judges/entropy_chain.py", "harness/judges/entropy_report.py",
            "harness/judges/entropy_figures.py", "harness/judges/jitter_model.py",
+           "harness/judges/entropy_recording.py",
            "harness/stages/entropy.py", "harness/stages/entropy_uml.py",
            "harness/stages/assess.py", "harness/stages/plan.py", "harness/base/uml.py")
 RECORDS = {
@@ -75,15 +76,16 @@ RECORDS = {
                 "inputs": COMMON + ("harness/stages/conform.py",)},
     "entropy": {"build": "build/entropy/summary.json", "make": "make entropy",
                 "inputs": ENTROPY, "dir": "entropy",
-                # Only the full run is kept: make check collects four sources.
+                # Only the full run is kept: make check collects five sources.
                 "complete": ("ours-user", "ours-user-fixed", "pristine-user",
                              "ours-kernel", "ours-uml", "ours-uml-fixed", "ours-uml-tsc",
                              "ours-uml-tsc-fixed"),
                 # What is kept beside the summary, from build/entropy/: copied,
                 # xz-compressed, and only hashed.
                 "keep": ("*/assessment.json", "*/fold.json", "*/vn.json",
+                         "*/words-bits.json", "*/blocks-bits.json",
                          "*/collect.json", "figures/*.json"),
-                "compress": ("*/raw.bin", "*/restart.bin"),
+                "compress": ("*/raw.bin", "*/restart.bin", "*/words.bin", "*/blocks.bin"),
                 "hash": ("*/*.bin",)},
 }
 DIR = "evidence"

@@ -47,9 +47,14 @@ def _step(step, role, n_in, n_out, nw, h_in, h_tested=None, note=""):
             "h_tested": h_tested, "h_out": h_out, "note": note}
 
 
-def ours(h_i, h_fold, h_vn, samples_per_block, words=None):
-    """Our chain; words per block defaults to the core's."""
+def ours(h_i, h_fold, h_vn, samples_per_block, words=None, h_words=None):
+    """Our chain; words per block defaults to the core's.  h_words: h' of
+    the pool words recorded from the implementation, when they were; the
+    word's component is credited with the lower of it and the unbiased
+    bits' h' (the LFSR and the stir are a bijection of those bits, so the
+    two measure one thing, and the lower is the conservative reading)."""
     w = words or model.BLOCK_WORDS
+    h_word_tested = h_vn if h_words is None else min(h_vn, h_words)
     m = 2 * WORD_BITS                   # raw samples per word, at least
     steps = [
         {"step": "raw sample (time delta, 8-bit symbol)", "role": "noise source",
@@ -60,8 +65,10 @@ def ours(h_i, h_fold, h_vn, samples_per_block, words=None):
          "role": "non-vetted", "h_tested": h_vn, "h_out": min(CAP, h_vn), "n_out": 1,
          "note": "assessed on the unbiased bits; part of the word's component"},
         _step("word: fold, stuck test, von Neumann, LFSR, stir", "non-vetted",
-              64 * m, WORD_BITS, WORD_BITS, min(m * h_i, 64 * m), h_vn,
-              f"input: the {m} raw samples a word takes at least"),
+              64 * m, WORD_BITS, WORD_BITS, min(m * h_i, 64 * m), h_word_tested,
+              f"input: the {m} raw samples a word takes at least"
+              + ("" if h_words is None else "; h' the lower of the unbiased bits' "
+                 f"({h_vn:.4f}) and the recorded pool words' ({h_words:.4f})")),
     ]
     h_word = steps[-1]["h_out"]
     steps.append(_step("SHA3-256 of the chaining block and the words", "vetted",

@@ -72,6 +72,16 @@ def fold_bits(d):
     return parity(numpy_of(d)).tobytes()
 
 
+def item_bits(data):
+    """A recording of 64-bit items (pool words, output blocks) as the
+    bitstring the assessor reads, one bit per byte: each item's bytes in
+    the order recorded, each byte least significant bit first."""
+    import numpy as np
+    if len(data) % 8:
+        raise DataError(f"{len(data)} bytes is not a whole number of 64-bit items")
+    return np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little").tobytes()
+
+
 def stuck_flags(d):
     """Our stuck test over the stream, from a new collector (history 0)."""
     import numpy as np

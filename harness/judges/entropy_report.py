@@ -127,7 +127,8 @@ def validated(a):
 
 
 def source_summary(name, meta, desc, assess, health, bits):
-    """bits: {"fold": assessment or None, "vn": assessment or None}.
+    """bits: {"fold", "vn", "words", "blocks"}: an assessment or None each
+    (the last two of the outputs recorded from the kernel).
     h_i is the initial estimate from the sequential data (3.1.3), h the
     validated one (3.1.4.2) that the chain, the cutoffs and the checks use;
     the rate is H_I times the raw samples per second (as make bench's)."""
@@ -144,12 +145,15 @@ def source_summary(name, meta, desc, assess, health, bits):
            "health": health,
            "samples_per_block": per_block,
            "fold": assessment_of(bits.get("fold")), "vn": assessment_of(bits.get("vn")),
+           "words": assessment_of(bits.get("words")),
+           "blocks": assessment_of(bits.get("blocks")),
+           "recording": meta.get("recording"),
            "rate": rate(meta, h_i)}
     if h is not None:
         out["cutoffs_at_h"] = cutoffs(h) if h else None
         if meta["design"] == "ours" and out["fold"] and out["vn"]:
             steps, summ = chain.ours(h, out["fold"]["assessed"], out["vn"]["assessed"],
-                                     per_block)
+                                     per_block, h_words=(out["words"] or {}).get("assessed"))
         else:
             steps, summ = chain.pristine(h, per_block)
         out["chain"] = {"steps": steps, "summary": summ}
@@ -233,6 +237,35 @@ def evidence_checks(cid, s, code, name):
                             "no restart result", **kw))
     out.append(health_check(cid, s["health"], name))
     out.append(vn_yield_check(cid, s["health"], name))
+    out += conditioning_checks(cid, s, name)
+    return out
+
+
+BLOCK_FLOOR = 0.75      # bits per bit: below it the hash's output is broken
+
+
+def conditioning_checks(cid, s, name):
+    """What the kernel's own conditioning produced (where it was recorded):
+    the pool words' h' enters the chain (entropy_chain.ours), the output
+    blocks must not look broken, and the recording must not change the
+    noise it records (entropy_recording)."""
+    out = []
+    if s.get("blocks"):
+        h = s["blocks"]["assessed"]
+        title = (f"{name}: the output blocks recorded from the kernel are not far from "
+                 f"1 bit per bit (>= {BLOCK_FLOOR})")
+        out.append(Check.judge(f"{cid}.blocks", title, [] if h >= BLOCK_FLOOR else [
+            f"the estimators find {h:.4f} bits per bit of the output blocks"],
+            origin="host", details={"h": h, "bits": s["blocks"].get("samples")}))
+    rec = s.get("recording")
+    if rec:
+        title = (f"{name}: recording leaves the raw samples' distribution unchanged "
+                 f"(stride 1 against stride {rec['stride']}, alpha {rec['alpha']:g})")
+        bad = [f"{k}: chi-square {rec[k]['chi2']:.1f} with {rec[k]['df']} degrees of "
+               f"freedom, p = {rec[k]['p']:.2g}" for k in ("symbols", "shape")
+               if not rec[k]["pass"]]
+        out.append(Check.judge(f"{cid}.recording", title, bad, origin="host",
+                               details=rec))
     return out
 
 

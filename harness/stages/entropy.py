@@ -43,6 +43,7 @@ from ..judges import entropy_collect as ec
 from ..judges import entropy_data as ed
 from ..judges import entropy_figures as ef
 from ..judges import entropy_health as eh
+from ..judges import entropy_recording as erec
 from ..judges import entropy_report as er
 from . import assess, entropy_uml
 from .plan import BASE_APPEND
@@ -201,6 +202,20 @@ def derive(name, meta, args, sdir):
             meta["vn"] = {"bits": len(vn), "from_samples": len(d)}
         write_bytes(os.path.join(sdir, "fold.bin"), ed.fold_bits(d[:args.samples]))
         jobs += [("fold", 1), ("vn", 1)]
+    for stem in ("words", "blocks"):       # the conditioning's outputs, recorded
+        src = os.path.join(sdir, f"{stem}.bin")
+        if os.path.exists(src):
+            with open(src, "rb") as f:
+                write_bytes(os.path.join(sdir, f"{stem}-bits.bin"), ed.item_bits(f.read()))
+            jobs.append((f"{stem}-bits", 1))
+    rec = (meta.get("conditioning") or {}).get("strides")
+    if rec:
+        with open(os.path.join(sdir, "strides.bin"), "rb") as f:
+            try:
+                meta["recording"] = erec.two_sample(f.read(), rec["rows"], rec["len"],
+                                                    rec["stride"])
+            except ValueError as e:
+                raise ed.DataError(f"{sdir}/strides.bin: {e}")
     if len(d) > args.samples:
         d = d[:args.samples]
         write_bytes(path, d.tobytes())
@@ -336,7 +351,9 @@ def analyse(names, metas, errors, args, started):
         health = eh.false_positives(arrays[name])
         sources[name] = er.source_summary(
             name, metas[name], ed.describe(arrays[name]), results.get((name, "raw")),
-            health, {"fold": results.get((name, "fold")), "vn": results.get((name, "vn"))})
+            health, {"fold": results.get((name, "fold")), "vn": results.get((name, "vn")),
+                     "words": results.get((name, "words-bits")),
+                     "blocks": results.get((name, "blocks-bits"))})
     summary = {"schema": 1, "started": started, "code": er.code_claims(),
                "sources": sources,
                "params": {"samples": args.samples, "restarts": args.restarts,

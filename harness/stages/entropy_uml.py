@@ -19,6 +19,13 @@ first L samples of a new instance.  The boots run one at a time, with
 nothing else of the harness running, and every boot's logs are kept
 under build/entropy/<source>/boots/.  The start-up line each boot's
 Jitter RNG printed when it loaded is read back and counted.
+
+The sources of the time stamp counter make one boot more, between the
+two (cond_boot): the conditioning's outputs as the kernel produces them
+(WORDS pool words and BLOCKS output blocks, SP 800-90B 3.1.5), and, for
+the source as shipped, the two-sample test of the recording's cost:
+STRIDE_ROWS rows of STRIDE_LEN raw samples, recorded alternately with a
+store after every sample and with every STRIDE-th sample kept.
 """
 
 import os
@@ -37,6 +44,10 @@ APPEND = ("panic=-1 random.trust_cpu=off random.trust_bootloader=off "
           "conform.mode=entropy conform.end=poweroff")
 BOOT_TIMEOUT = 60           # a boot that records one restart
 SEQ_TIMEOUT = 3600          # the boot that records the consecutive samples
+WORDS = 16000               # pool words: 1,024,000 bits (SP 800-90B 3.1.5.2)
+BLOCKS = 1000               # output blocks: 256,000 bits
+STRIDE_ROWS, STRIDE_LEN, STRIDE = 40, 25000, 3
+PARTS = ("seq", "restart", "words", "blocks", "strides")   # the guest's order
 REFUSED = "the kernel refused the recording"   # the guest's words (entropy.c)
 STARTUP = re.compile(r"jitterentropy: start-up test (passed|failed) \((-?\d+)\)")
 
@@ -57,8 +68,8 @@ def startup_of(console_path):
 
 
 def one_boot(linux, rd, bdir, append, timeout):
-    """One boot; (its "entropy-part" records by name, the data it sent,
-    the start-up result).  A boot that did not end, or whose guest check
+    """One boot; (its "entropy-part" records by name, the data of each
+    part by name, the start-up result, the seconds it took).  A boot that did not end, or whose guest check
     failed, or whose data does not match its hash, raises CollectError
     naming the boot's directory."""
     from .entropy import fnv1a
@@ -90,15 +101,16 @@ def one_boot(linux, rd, bdir, append, timeout):
     want = sum(p["bytes"] for p in parts.values())
     if len(got) != want:
         raise ec.CollectError(f"{data}: {len(got)} bytes, the guest announced {want}")
-    off = 0
-    for name in ("seq", "restart"):
+    off, pieces = 0, {}
+    for name in PARTS:
         p = parts.get(name)
         if not p:
             continue
-        if not p.get("ok") or fnv1a(got[off:off + p["bytes"]]) != int(p["fnv64"], 16):
+        pieces[name] = got[off:off + p["bytes"]]
+        if not p.get("ok") or fnv1a(pieces[name]) != int(p["fnv64"], 16):
             raise ec.CollectError(f"{data}: the {name} part does not match its hash")
         off += p["bytes"]
-    return parts, got, start, b.seconds
+    return parts, pieces, start, b.seconds
 
 
 def image(name):
@@ -127,9 +139,12 @@ def collect(name, args, sdir, samples=None):
         f"{APPEND}{shuffle} conform.entropy_samples={samples} "
         "conform.entropy_restarts=0",
         SEQ_TIMEOUT)
-    files.write_bytes(os.path.join(sdir, "deltas.bin"), data)
+    files.write_bytes(os.path.join(sdir, "deltas.bin"), data["seq"])
     seq = parts["seq"]
     startups = [start]
+    cond = cond_boot(name, linux, rd, bdir, shuffle, sdir) if "tsc" in name else None
+    if cond:
+        startups.append(cond.pop("startup"))
     say(f"{name}: {args.restarts} reboots x {args.len} samples (SP 800-90B 3.1.4)")
     t0, rows, boot_s, blocks, inter = time.time(), [], [], 0, 0
     append = (f"{APPEND}{shuffle} conform.entropy_samples=0 conform.entropy_restarts=1 "
@@ -137,7 +152,7 @@ def collect(name, args, sdir, samples=None):
     for i in range(args.restarts):
         parts, data, start, secs = one_boot(linux, rd, os.path.join(bdir, f"r{i:04d}"),
                                             append, BOOT_TIMEOUT)
-        rows.append(data)
+        rows.append(data["restart"])
         boot_s.append(secs)
         startups.append(start)
         blocks += parts["restart"]["blocks"]
@@ -156,6 +171,34 @@ def collect(name, args, sdir, samples=None):
                         "intermittent": inter, "wall_s": round(time.time() - t0, 1),
                         "by": "reboot", "boot_s_median": statistics.median(boot_s)
                         if boot_s else None},
+            "conditioning": cond,
             "startup_at_boot": {"boots": len(startups), "passed": passed,
                                 "without_line": sum(1 for s in startups if s is None)},
             "cpu_model": proc.cpu_model()}
+
+
+def cond_boot(name, linux, rd, bdir, shuffle, sdir):
+    """The boot that records the conditioning's outputs (words.bin,
+    blocks.bin: 64-bit items) and, for a source as shipped, the
+    two-sample rows of the recording's cost (strides.bin); what it
+    recorded, and its start-up line."""
+    fixed = name.endswith(ec.FIXED)
+    blocks, rows = (0, 0) if fixed else (4 * BLOCKS, STRIDE_ROWS)
+    say(f"{name}: one boot for {WORDS:,} pool words"
+        + ("" if fixed else f", {BLOCKS:,} output blocks and {rows} rows of "
+           f"{STRIDE_LEN:,} raw samples at strides 1 and {STRIDE}"))
+    parts, data, start, _ = one_boot(
+        linux, rd, os.path.join(bdir, "cond"),
+        f"{APPEND}{shuffle} conform.entropy_samples=0 conform.entropy_restarts=0 "
+        f"conform.entropy_words={WORDS} conform.entropy_blocks={blocks} "
+        f"conform.entropy_strides={rows} conform.entropy_stride_len={STRIDE_LEN} "
+        f"conform.entropy_stride={STRIDE}", SEQ_TIMEOUT)
+    out = {"startup": start, "words": WORDS}
+    for part in ("words", "blocks", "strides"):
+        if part in data and data[part]:
+            files.write_bytes(os.path.join(sdir, f"{part}.bin"), data[part])
+    if blocks:
+        out["blocks"] = BLOCKS
+    if rows:
+        out["strides"] = {"rows": rows, "len": STRIDE_LEN, "stride": STRIDE}
+    return out

@@ -156,7 +156,7 @@ class ChainTest(unittest.TestCase):
     def test_five_words_never_reach_320(self):
         """Even perfect unbiased bits (h' = 1) in five words give SHA3-256
         less than 256 + 64 bits, because a non-vetted word is worth at most
-        0.999 x 64; seven words reach it from h' = 5/7 on, not below."""
+        0.999 x 64; seven words reach it from h' = 5/7 on, ten from 1/2."""
         _, five = chain.ours(6.0, 0.5, 1.0, 1500, words=5)
         self.assertFalse(five["full_entropy"])
         self.assertLess(five["h_in_block"], 320)
@@ -165,6 +165,10 @@ class ChainTest(unittest.TestCase):
         s_short, short = chain.ours(6.0, 0.5, 0.7, 2200, words=7)
         self.assertFalse(short["full_entropy"])
         self.assertGreater(s_short[-1]["deficit"], 50 * s7[-1]["deficit"])
+        _, ten = chain.ours(6.0, 0.5, 1 / 2 + 1e-9, 2200, words=10)
+        self.assertTrue(ten["full_entropy"])
+        _, ten_short = chain.ours(6.0, 0.5, 0.49, 2200, words=10)
+        self.assertFalse(ten_short["full_entropy"])
 
     def test_the_word_is_decided_by_its_test(self):
         steps, s = chain.ours(4.8, 0.32, 0.85, 2200)
@@ -234,7 +238,8 @@ class ReportTest(unittest.TestCase):
 
     def test_each_shortfall_fails_its_check(self):
         self.assertEqual(self.verdicts(h_i=0.9)["entropy.ours-user.h-i"], "fail")
-        self.assertEqual(self.verdicts(h_vn=0.7)["entropy.ours-user.credit"], "fail")
+        self.assertEqual(self.verdicts(h_vn=0.49)["entropy.ours-user.credit"], "fail")
+        self.assertEqual(self.verdicts(h_vn=0.51)["entropy.ours-user.credit"], "pass")
         self.assertEqual(self.verdicts(sanity=False)["entropy.ours-user.restart"], "fail")
         self.assertEqual(self.verdicts(validation=False)["entropy.ours-user.restart"],
                          "fail")

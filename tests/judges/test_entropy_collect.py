@@ -4,7 +4,7 @@ harness/judges/entropy_collect.py): they build from the tangled core and
 from 6.1's unmodified file, their SHA3-256 is FIPS 202's, and a short run
 records raw samples where the chapter says: every delta the health tests
 see, consecutively, so that our core's unbiased bits come out exactly
-seven words per block.
+ten words per block.
 """
 
 import hashlib
@@ -58,7 +58,7 @@ class CollectTest(unittest.TestCase):
 
     def test_ours_records_every_raw_sample(self):
         """20,000 consecutive samples and 3 restarts of 1000: the sizes, and
-        the unbiased bits of the consecutive run: 7 words x 64 per block
+        the unbiased bits of the consecutive run: 10 words x 64 per block
         read, less the part of the last block the recording stopped in."""
         exe = ec.build("ours-user", os.path.join(self.tmp, "bin"))
         out = os.path.join(self.tmp, "ours")

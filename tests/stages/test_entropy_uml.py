@@ -50,6 +50,13 @@ def part(name, count, start):
 res.write('{"type":"begin"}\n')
 data = part("seq", seq, 1000) if seq else b""
 data += part("restart", n, 7)
+for name, key, first in (("words", "conform.entropy_words", 5000),
+                         ("blocks", "conform.entropy_blocks", 6000)):
+    if int(args.get(key, "0")):
+        data += part(name, int(args[key]), first)
+rows = int(args.get("conform.entropy_strides", "0"))
+if rows:
+    data += part("strides", rows * int(args["conform.entropy_stride_len"]), 9000)
 if "conform.hostfs" in args:
     with open(os.path.join(args["conform.hostfs"], "data.bin"), "wb") as f:
         f.write(data[:len(data) - int(env.get("FAKE_SHORT", "0"))])
@@ -143,7 +150,7 @@ class CollectTest(Fake):
     def test_a_boot_gives_its_samples_and_start_up(self):
         parts, data, start, _ = self.one()
         self.assertEqual(start, (True, 0))
-        self.assertEqual(struct.unpack("<4Q", data), (7, 8, 9, 10))
+        self.assertEqual(struct.unpack("<4Q", data["restart"]), (7, 8, 9, 10))
         self.assertEqual(parts["restart"]["bytes"], 32)
 
     def test_a_failed_start_up_is_named(self):
@@ -203,6 +210,38 @@ class CollectTest(Fake):
         with open(os.path.join(sdir, "boots", "seq", "console.log")) as f:
             self.assertIn("start-up", f.read())
         json.dumps(meta)
+
+    def test_the_tsc_sources_record_the_conditioning(self):
+        """A source of the time stamp counter makes one boot more: pool words
+        for both, and for the source as shipped output blocks and the rows of
+        the two-sample test; each part lands in its own file."""
+        class Args:
+            samples, restarts, len = 5, 2, 4
+        for name, want in (("ours-uml-tsc", ("words", "blocks", "strides")),
+                           ("ours-uml-tsc-fixed", ("words",))):
+            sdir = os.path.join(self.d, name)
+            os.makedirs(sdir)
+            with self.env(), \
+                    mock.patch.object(entropy_uml, "image",
+                                      return_value=(self.linux, "6.1")), \
+                    mock.patch.object(entropy_uml.kcache, "ensure_pristine",
+                                      return_value=("v", "src")), \
+                    mock.patch.object(entropy_uml.guest, "build", return_value="init"), \
+                    mock.patch.object(entropy_uml.initramfs, "write", return_value="rd"), \
+                    mock.patch.multiple(entropy_uml, WORDS=3, BLOCKS=2, STRIDE_ROWS=2,
+                                        STRIDE_LEN=5):
+                meta = entropy_uml.collect(name, Args, sdir)
+            for part in ("words", "blocks", "strides"):
+                self.assertEqual(os.path.exists(os.path.join(sdir, f"{part}.bin")),
+                                 part in want, (name, part))
+            with open(os.path.join(sdir, "words.bin"), "rb") as f:
+                self.assertEqual(struct.unpack("<3Q", f.read()), (5000, 5001, 5002))
+            self.assertEqual(meta["startup_at_boot"]["boots"], 4)
+            self.assertEqual("strides" in meta["conditioning"], "strides" in want)
+        with open(os.path.join(self.d, "ours-uml-tsc", "blocks.bin"), "rb") as f:
+            self.assertEqual(len(f.read()), 8 * 4 * 2)
+        with open(os.path.join(self.d, "ours-uml-tsc", "strides.bin"), "rb") as f:
+            self.assertEqual(len(f.read()), 8 * 2 * 5)
 
     def test_sources_are_known_to_the_stage(self):
         for name in ("ours-uml", "ours-uml-fixed", "ours-uml-tsc", "ours-uml-tsc-fixed"):

@@ -170,12 +170,15 @@ def decided(d):
     return name
 
 
+BITS = {"fold": "folded bits", "vn": "unbiased bits",
+        "words": "pool words (recorded), bits", "blocks": "output blocks (recorded), bits"}
+
+
 def bits_md(data):
-    cols = [(n, s, b) for n, s in ok_sources(data) for b in ("fold", "vn") if s.get(b)]
+    cols = [(n, s, b) for n, s in ok_sources(data) for b in BITS if s.get(b)]
     if not cols:
         return []
-    head = ["estimator"] + [f"{label(n, s)} {'folded' if b == 'fold' else 'unbiased'} bits"
-                            for n, s, b in cols]
+    head = ["estimator"] + [f"{label(n, s)} {BITS[b]}" for n, s, b in cols]
     rows = [[name] + [f(s[b]["literal"].get(k)) for n, s, b in cols]
             for k, name in NAMES.items()]
     rows.append(["**assessed**"] + [f(s[b]["assessed"]) for n, s, b in cols])
@@ -195,6 +198,25 @@ def restart_md(data):
     return table(["source", "$H_I$", "cutoff $U$", "largest row count",
                   "largest column count", "column 0 count", "sanity (3.1.4.3)",
                   "$H_r$", "$H_c$", "validation (3.1.4.2)", "$H$ credited"], rows)
+
+
+def recording_md(data):
+    rows = []
+    for n, s in ok_sources(data):
+        r = s.get("recording")
+        if not r:
+            continue
+        for k, what in (("symbols", "8-bit symbols"), ("shape", "form of the deltas")):
+            rows.append([label(n, s), what, f"{r['n_a']:,} / {r['n_b']:,}",
+                         f"1 / {r['stride']}", f(r["shift"], 0), f(r[k]["chi2"], 1),
+                         f(r[k]["p"], 3), "passed" if r[k]["pass"] else "**failed**"])
+    if not rows:
+        return ["No source of this run recorded the two-sample rows.", ""]
+    rows_alpha = next(s["recording"]["alpha"] for _, s in ok_sources(data)
+                      if s.get("recording"))
+    return table(["source", "compared", "samples (stride 1 / k)", "strides",
+                  "shift found (ticks)", "chi-square", "p (permutations)",
+                  f"at alpha = {rows_alpha:g}"], rows)
 
 
 def chain_md(n, s, esc):
@@ -353,6 +375,8 @@ SECTIONS = (
      lambda d, c, n: estimators_md(d) + bits_md(d)),
     ("Restart tests {- #entropy-run-restart}",
      lambda d, c, n: restart_md(d) + figure_md(c, "entropy-restart", n)),
+    ("Recording and the noise {- #entropy-run-recording}",
+     lambda d, c, n: recording_md(d)),
     ("The loop shuffle, on and off {- #entropy-run-shuffle}",
      lambda d, c, n: shuffle_md(d)),
     ("Dependence on the past {- #entropy-run-lag}",
