@@ -10,6 +10,7 @@ the page), and PNGs of the viewport at a size in CSS pixels and a device
 scale factor, after scrolling to an element.
 """
 
+import importlib.util
 import json
 import os
 import time
@@ -30,9 +31,7 @@ def missing():
     for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
         if not os.path.exists(path):
             return f"{path} is not installed (package {package}: make deps-book)"
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("selenium") is None:
         return "selenium is not installed (package python3-selenium: make deps-book)"
     return None
 

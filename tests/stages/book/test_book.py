@@ -393,7 +393,7 @@ GOOD_PAGE = ('<!DOCTYPE html><html><head><meta name="viewport" content="width='
              '</body></html>')
 
 
-class BrowserSkipTest(unittest.TestCase):
+class BrowserOfflineTest(unittest.TestCase):
     def test_missing_driver_is_a_skip_naming_its_package(self):
         old = browser.CHROMEDRIVER
         browser.CHROMEDRIVER = "/nonexistent/chromedriver"
@@ -403,6 +403,15 @@ class BrowserSkipTest(unittest.TestCase):
             browser.CHROMEDRIVER = old
         self.assertEqual(c.status, "skip")
         self.assertIn("chromium-driver", c.reason)
+
+    def test_a_driver_error_is_one_line(self):
+        class WebDriverException(Exception):
+            msg = "unknown error: Chrome failed to start\n  (session info)"
+
+            def __str__(self):
+                return "Message: " + self.msg + "\nStacktrace:\n#0 0x55d"
+        self.assertEqual(browser.one_line(WebDriverException()),
+                         "WebDriverException: unknown error: Chrome failed to start")
 
 
 @unittest.skipIf(browser.missing(), browser.missing())
