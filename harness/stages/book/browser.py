@@ -54,8 +54,12 @@ class Browser:
             opts.add_argument(flag)
         opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-        self.driver.set_page_load_timeout(timeout)
-        self.driver.set_script_timeout(timeout)
+        try:
+            self.driver.set_page_load_timeout(timeout)
+            self.driver.set_script_timeout(timeout)
+        except Exception:
+            self.driver.quit()      # no browser left behind
+            raise
         self.log = []
 
     def viewport(self, width, height):
