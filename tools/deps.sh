@@ -8,7 +8,8 @@
 # build: tangling, the kernel build, QEMU, the host-side tests and the
 #        static checkers (sparse, coccinelle: make checkers; ocaml because
 #        two of 6.1's coccinelle scripts are written in OCaml).
-# book:  the rendered book (pandoc, LaTeX, Chromium for the browser check).
+# book:  the rendered book (pandoc, LaTeX; Chromium, chromedriver and
+#        Selenium for the browser check, which drives it through WebDriver).
 # The kernel source is pinned to the version in tangle.conf; when the
 # archive no longer offers it, the script says so and installs nothing
 # else in its place.
@@ -28,7 +29,7 @@ build_pkgs=(
 book_pkgs=(
 	pandoc texlive-latex-recommended texlive-latex-extra
 	texlive-fonts-recommended lmodern chromium python3-matplotlib
-	poppler-utils
+	poppler-utils chromium-driver python3-selenium
 )
 
 case "$group" in

@@ -13,11 +13,12 @@ build/book/book-checks.json.
                     and pdflatex reported no undefined reference
   book.chunks       every code chunk of the sources is in the HTML, with
                     its anchor and every line of its code
-  book.browser      headless Chromium loads book.html without a console
-                    error, exception or failed load; every in-page link
-                    resolves in the live DOM; screenshots of the first page
-                    (laptop and phone) and of one chunk with its
-                    cross-references are written to build/book/
+  book.browser      headless Chromium, through WebDriver, loads book.html
+                    without a console error, exception or failed load;
+                    every in-page link resolves in the live DOM;
+                    screenshots of the first page (laptop and phone) and
+                    of one chunk with its cross-references are written to
+                    build/book/
   book.trace.gaps   every requirement has a chunk and a check (or an
                     accepted="reason"), and every chunk its impl names exists
   book.trace.clauses  every requirement cites its clause precisely, or

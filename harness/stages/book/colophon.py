@@ -27,7 +27,9 @@ def tools_table(rd):
             ("Python", "python3", sys.version.split()[0]),
             ("matplotlib", "python3-matplotlib", ""),
             ("LaTeX", "texlive-latex-recommended", first([PDFLATEX, "--version"])),
-            ("Chromium", "chromium", "")]
+            ("Chromium", "chromium", ""),
+            ("chromedriver", "chromium-driver", ""),
+            ("Selenium", "python3-selenium", "")]
     ran = (rd.report or {}).get("packages", {})
     rows = ["Versions installed where this book was rendered, and (last "
             "column) those `build/conformance/report.json` recorded for the "
@@ -117,8 +119,9 @@ def colophon(rd):
            "with `notangle -L`; pandoc writes HTML and LaTeX; `pdflatex` "
            "writes the PDF.  `make book-check` checks that the build has no "
            "warnings, that every link resolves, that every chunk is in "
-           "the HTML, that Chromium loads the page without a console "
-           "error and without sideways scrolling on a laptop or a phone, that "
+           "the HTML, that Chromium, driven through WebDriver (chromedriver "
+           "and Selenium), loads the page without a console error and "
+           "without sideways scrolling on a laptop or a phone, that "
            "every requirement has a chunk, a check and a precise clause, that "
            "in a book built by `make check` every check the matrix traces ran, "
            "and that the PDF has no line more than 5 pt too wide, nothing in "

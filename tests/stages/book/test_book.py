@@ -11,20 +11,22 @@ back to their chunks through its line map, and a stale line is not.  The
 generated parts (figures, worked example) render from their data files.
 The link checker catches a dead anchor and a missing file; the gap check
 fails a requirement with no check unless the gap is accepted, and an impl
-naming no chunk; headless Chromium reports a page's errors.
+naming no chunk; headless Chromium, through WebDriver, reports a page's
+errors and sideways scroll in one line and writes its screenshots.
 """
 
 import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import tempfile
 import unittest
 
 from harness.base import noweb
 from harness.judges import worked_example as wx_data
-from harness.stages.book import browser
+from harness.stages.book import browser, browsercheck
 from harness.stages.book import check as book_check
 from harness.stages.book import figures, output
 from harness.stages.book import trace as booktrace
@@ -377,31 +379,99 @@ class LinkCheckTest(unittest.TestCase):
         self.assertEqual(missing, ["b"])
 
 
-@unittest.skipUnless(os.path.exists(browser.CHROMIUM), "chromium not installed")
-class BrowserTest(unittest.TestCase):
-    def test_console_error_and_failed_load_are_caught(self):
-        d = tempfile.mkdtemp(prefix="bookcdp-")
+# A page with every fault the browser check looks for: an uncaught
+# exception, a console error, an image and a style sheet that do not load,
+# and a section wider than a phone.
+BAD_PAGE = ('<!DOCTYPE html><html><head><link rel="stylesheet" href="gone.css">'
+            '</head><body><div class="chunk" id="c1" style="border-left:1px solid">'
+            'x</div><section id="traceability" style="width:900px">wide'
+            '</section><img src="missing.png"><script>console.error("said\\nso");'
+            'undefined_function();</script></body></html>')
+GOOD_PAGE = ('<!DOCTYPE html><html><head><meta name="viewport" content="width='
+             'device-width"></head><body><div class="chunk" id="c1" style='
+             '"border-left:1px solid">x</div><section id="traceability">t</section>'
+             '</body></html>')
+
+
+class BrowserOfflineTest(unittest.TestCase):
+    def test_missing_driver_is_a_skip_naming_its_package(self):
+        old = browser.CHROMEDRIVER
+        browser.CHROMEDRIVER = "/nonexistent/chromedriver"
         try:
-            page = os.path.join(d, "p.html")
-            with open(page, "w") as f:
-                f.write('<!DOCTYPE html><html><body><p id="a">x</p>'
-                        '<img src="missing.png"><script>undefined_function();</script>'
-                        '</body></html>')
-            with browser.Browser() as b:
-                b.open_page()
-                b.navigate("file://" + page)
-                b.drain(0.3)
-                problems = b.problems()
-            shot = browser.screenshot("file://" + page, os.path.join(d, "s.png"), 400, 300)
-            self.assertTrue(any("undefined_function" in p for p in problems), problems)
-            self.assertTrue(any("missing.png" in p or "ERR_FILE_NOT_FOUND" in p
-                                for p in problems), problems)
-            self.assertEqual(shot, os.path.join(d, "s.png"))
-            with open(shot, "rb") as f:
-                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
-            self.assertTrue(os.path.getsize(shot))
+            c = browsercheck.browser_check(tempfile.gettempdir())
         finally:
-            shutil.rmtree(d)
+            browser.CHROMEDRIVER = old
+        self.assertEqual(c.status, "skip")
+        self.assertIn("chromium-driver", c.reason)
+
+    def test_a_driver_error_is_one_line(self):
+        class WebDriverException(Exception):
+            msg = "unknown error: Chrome failed to start\n  (session info)"
+
+            def __str__(self):
+                return "Message: " + self.msg + "\nStacktrace:\n#0 0x55d"
+        self.assertEqual(browser.one_line(WebDriverException()),
+                         "WebDriverException: unknown error: Chrome failed to start")
+
+
+@unittest.skipIf(browser.missing(), browser.missing())
+class BrowserTest(unittest.TestCase):
+    def book(self, html):
+        d = tempfile.mkdtemp(prefix="bookwd-")
+        self.addCleanup(shutil.rmtree, d)
+        with open(os.path.join(d, "book.html"), "w") as f:
+            f.write(html)
+        return d
+
+    def test_console_error_and_failed_load_are_caught(self):
+        d = self.book(BAD_PAGE)
+        with browser.Browser() as b:
+            b.navigate("file://" + os.path.join(d, "book.html"))
+            problems = b.problems()
+            shot = b.screenshot(os.path.join(d, "s.png"))
+        self.assertTrue(any(p.startswith("exception: ") and "undefined_function" in p
+                            for p in problems), problems)
+        self.assertTrue(any(p.startswith("console.error: ") and "said" in p
+                            for p in problems), problems)
+        for name in ("missing.png", "gone.css"):
+            self.assertTrue(any(p.startswith("failed load: ") and name in p
+                                for p in problems), problems)
+        self.assertFalse(any("\n" in p for p in problems), problems)
+        with open(shot, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_viewport_is_the_css_size_asked(self):
+        d = self.book(GOOD_PAGE)
+        with browser.Browser() as b:
+            b.navigate("file://" + os.path.join(d, "book.html"))
+            for w, h in ((1280, 900), (390, 844)):
+                b.viewport(w, h)
+                self.assertEqual(b.evaluate("[innerWidth, innerHeight]"), [w, h])
+
+    def test_check_fails_in_one_line_naming_each_fault(self):
+        c = browsercheck.browser_check(self.book(BAD_PAGE))
+        self.assertEqual(c.status, "fail")
+        self.assertNotIn("\n", c.reason)
+        for part in ("undefined_function", "missing.png", "gone.css",
+                     "at 390 px the page scrolls sideways", "traceability"):
+            self.assertIn(part, c.reason)
+        self.assertNotIn("at 1280 px", c.reason)
+        self.assertEqual(c.counts["sideways_scroll"], 1)
+
+    def test_check_passes_a_clean_page_with_its_screenshots(self):
+        d = self.book(GOOD_PAGE)
+        c = browsercheck.browser_check(d)
+        self.assertEqual(c.status, "pass", c.reason)
+        names = {"first-page", "phone", "chunk"} | {
+            f"{tag}-{a}" for tag in ("laptop", "phone") for a in browsercheck.SECTIONS}
+        self.assertEqual(set(c.extra["screenshots"]), names)
+        self.assertEqual(c.counts["screenshots"], len(names))
+        for name, size in (("first-page", (1280, 900)), ("phone", (780, 1688)),
+                           ("phone-traceability", (390, 844))):
+            with open(os.path.join(d, f"screenshot-{name}.png"), "rb") as f:
+                head = f.read(24)
+            self.assertEqual(head[:8], b"\x89PNG\r\n\x1a\n")
+            self.assertEqual(struct.unpack(">II", head[16:24]), size, name)
 
 
 class GapCheckTest(unittest.TestCase):
