@@ -4,14 +4,20 @@
 Two programs, made the same way from conformance/entropy/ (collect.c,
 sha3.c and zalloc.c at -O2; see collect.h):
 
-  ours-user      tangled/jitterentropy.c, compiled on its own with -O0 and
-                 CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE, exactly as the
-                 test kernel compiles it; its host ours_host.c (-O2)
+  ours-user      tangled/jitterentropy.c with
+                 CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE; its host
+                 ours_host.c (-O2)
   pristine-user  6.1's crypto/jitterentropy.c, unmodified, taken from the
                  tag 'pristine' of the kernel cache's tree into
                  build/entropy/pristine-src/ (never into the repository),
-                 compiled with -O0 against include/linux/fips.h; its host
-                 pristine_host.c (-O2)
+                 against include/linux/fips.h; its host pristine_host.c (-O2)
+
+Both cores are compiled with the code-generation options of the test
+kernel's own crypto/jitterentropy.o, read from kbuild's record of the
+command (crypto/.jitterentropy.o.cmd): every option that says how code is
+made, where it applies in user space (kernel_object_flags()).  What does
+not apply, or applies differently, is listed with the reason (DIFFERS),
+and the book prints the list.
 
 Both time their measurements with the CPU's cycle counter (rdtsc), which
 is what random_get_entropy() reads on x86.  run() runs one and returns
@@ -25,8 +31,24 @@ import subprocess
 from ..base import config
 
 EDIR = "conformance/entropy"
-HOST_CFLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror"]
-CORE_CFLAGS = ["-O0", "-std=gnu11", "-Wall", "-Wextra", "-Werror"]
+HOST_CFLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+               "-mincoming-stack-boundary=3"]     # the core keeps 8-byte alignment
+CORE_WARNINGS = ["-Wall", "-Wextra", "-Werror"]
+KERNEL_CMD = "crypto/.jitterentropy.o.cmd"     # in the test kernel's build directory
+# Code-generation options of the kernel object that the user-space core
+# cannot have as they are, and why; thunk options are kept, with thunks of
+# conformance/entropy/thunks.S.
+DIFFERS = {
+    "-mcmodel=kernel": "the kernel's code model puts code and data in the top 2 GB of "
+                       "the address space; a program uses the default small model",
+    "-mindirect-branch=thunk-extern": "kept, with thunks that jump through the register "
+                                      "(thunks.S); the kernel patches its own per CPU at "
+                                      "boot (retpolines where the CPU needs them)",
+    "-mfunction-return=thunk-extern": "kept, with a thunk that returns (thunks.S); the "
+                                      "kernel patches its own per CPU at boot (a safe "
+                                      "return where the CPU needs one)",
+}
+DROPPED = {"-mcmodel=kernel"}
 SOURCES = ("ours-user", "pristine-user")
 PRISTINE_FILES = ("crypto/jitterentropy.c", "crypto/jitterentropy.h")
 
@@ -53,6 +75,49 @@ def _gcc(args, what):
         raise CollectError(f"{what} does not compile: {first.strip()}")
 
 
+def kernel_object_flags(cmd_path):
+    """The code-generation options of the kernel object whose kbuild
+    command record is cmd_path: (options for the user-space core, [(option,
+    how it differs)]).  Warnings, include paths, macros and dependency
+    output say nothing about the code and are left out; so are the
+    options of DROPPED."""
+    import shlex
+    try:
+        with open(cmd_path) as f:
+            line = f.readline()
+    except OSError as e:
+        raise CollectError(f"{cmd_path}: {e.strerror}: the test kernel's object was "
+                           "not built (make kernel)") from None
+    head, sep, cmd = line.partition(" := ")
+    if not sep or not head.startswith("cmd_"):
+        raise CollectError(f"{cmd_path}:1: not a kbuild command record (cmd_...: = ...)")
+    toks = shlex.split(cmd.split(" ; ")[0])
+    if not toks or "-c" not in toks:
+        raise CollectError(f"{cmd_path}:1: no compiler command with -c")
+    out, skip = [], False
+    for t in toks[1:]:
+        if skip:
+            skip = False
+            continue
+        if t in ("-include", "-I", "-o", "-isystem"):
+            skip = True
+            continue
+        if t.startswith(("-W", "-I", "-D", "-U", "-fmacro-prefix-map=")) or \
+                t in ("-nostdinc", "-c") or not t.startswith("-"):
+            continue
+        out.append(t)
+    differs = [(t, DIFFERS[t]) for t in out if t in DIFFERS]
+    return [t for t in out if t not in DROPPED], differs
+
+
+def kernel_cmd():
+    """kbuild's record of the command that compiled the test kernel's
+    crypto/jitterentropy.o, in the kernel cache."""
+    from ..base import kcache
+    version, _ = kcache.ensure_pristine()
+    return os.path.join(kcache.tree_dir(version), "build-test", KERNEL_CMD)
+
+
 def pristine_sources(src, outdir):
     """6.1's jitterentropy.c and .h from the tag 'pristine' of src, written
     into outdir; their directory."""
@@ -68,8 +133,11 @@ def pristine_sources(src, outdir):
     return outdir
 
 
-def build(source, bindir, pristine_dir=None):
-    """Compile the collector of source into bindir; its path."""
+def build(source, bindir, pristine_dir=None, kernel_cmd=None):
+    """Compile the collector of source into bindir, its core with the code
+    options of the kernel object whose command record is kernel_cmd; its
+    path."""
+    core_flags, _ = kernel_object_flags(kernel_cmd or globals()["kernel_cmd"]())
     os.makedirs(bindir, exist_ok=True)
     edir = config.top(EDIR)
     objs = []
@@ -81,25 +149,26 @@ def build(source, bindir, pristine_dir=None):
     obj("collect", HOST_CFLAGS + [os.path.join(edir, "collect.c")], "collect.c")
     obj("sha3", HOST_CFLAGS + [os.path.join(edir, "sha3.c")], "sha3.c")
     obj("zalloc", HOST_CFLAGS + [os.path.join(edir, "zalloc.c")], "zalloc.c")
+    obj("thunks", [os.path.join(edir, "thunks.S")], "thunks.S")
     if source == "ours-user":
         tangled = config.top("tangled")
         flag = "-DCONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE"
-        obj("core", CORE_CFLAGS + [flag, "-I", tangled,
-                                   os.path.join(tangled, "jitterentropy.c")],
+        obj("core", core_flags + CORE_WARNINGS + [flag, "-I", tangled,
+                                                  os.path.join(tangled, "jitterentropy.c")],
             "tangled/jitterentropy.c")
         obj("host", HOST_CFLAGS + [flag, "-I", tangled, "-I", edir,
                                    os.path.join(edir, "ours_host.c")], "ours_host.c")
     elif source == "pristine-user":
         # 6.1's file as it is: no -Werror on code that is not ours.
-        obj("core", ["-O0", "-std=gnu11", "-I", os.path.join(edir, "include"),
-                     os.path.join(pristine_dir, "jitterentropy.c")],
+        obj("core", core_flags + ["-I", os.path.join(edir, "include"),
+                                  os.path.join(pristine_dir, "jitterentropy.c")],
             "6.1's crypto/jitterentropy.c")
         obj("host", HOST_CFLAGS + ["-I", edir, os.path.join(edir, "pristine_host.c")],
             "pristine_host.c")
     else:
         raise ValueError(source)
     exe = os.path.join(bindir, f"collect-{source}")
-    _gcc(objs + ["-o", exe], f"the {source} collector")
+    _gcc(objs + ["-no-pie", "-o", exe], f"the {source} collector")
     return exe
 
 

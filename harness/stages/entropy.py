@@ -7,7 +7,7 @@ by SP 800-90B, and what follows from it.
 
 Sources (chapter "The CPU Jitter RNG: entropy evidence"):
 
-  ours-user      the tangled core at -O0 in user space, the CPU's cycle counter
+  ours-user      the tangled core in user space, the kernel object's code options
   pristine-user  6.1's crypto/jitterentropy.c, the same harness, the same run
   ours-kernel    the test kernel's own collector through its raw noise test
                  interface, read by the guest in boot mode "entropy" and
@@ -78,7 +78,9 @@ def collect_user(name, args, sdir):
     if name == "pristine-user":
         version, src = kcache.ensure_pristine()
         pdir = ec.pristine_sources(src, os.path.join(OUT, "pristine-src"))
-    exe = ec.build(ec.base_of(name), bindir, pdir)
+    cmd = ec.kernel_cmd()
+    exe = ec.build(ec.base_of(name), bindir, pdir, kernel_cmd=cmd)
+    flags, differs = ec.kernel_object_flags(cmd)
     n = seq_samples(name, args)
     say(f"{name}: {n:,} consecutive raw samples, then {args.restarts} restarts x "
         f"{args.len} ({os.path.relpath(exe, config.TOP)})")
@@ -92,7 +94,9 @@ def collect_user(name, args, sdir):
                               "recorded; its samples are not one stream")
     meta.update(design="pristine" if name == "pristine-user" else "ours",
                 where="user space", emulated=False, wall_total_s=round(time.time() - t0, 2),
-                cpu_model=proc.cpu_model())
+                cpu_model=proc.cpu_model(),
+                core_flags={"from": config.display(cmd), "applied": flags,
+                            "differs": [{"flag": f, "how": h} for f, h in differs]})
     say(f"{name}: collected in {meta['wall_total_s']} s")
     return meta
 

@@ -20,6 +20,38 @@ from harness.judges import entropy_collect as ec
 from harness.judges import entropy_data as ed
 from harness.judges import jitter_model as model
 
+# kbuild's record of the test kernel's crypto/jitterentropy.o (its source
+# tree's path replaced by SRC), as make kernel leaves it.
+CMD = os.path.join(config.TOP, "tests/data/jitterentropy.o.cmd")
+
+
+class KernelFlagsTest(unittest.TestCase):
+    """The user-space cores get the kernel object's code options."""
+
+    def test_code_options_of_the_kernel_object(self):
+        flags, differs = ec.kernel_object_flags(CMD)
+        for f in ("-mno-red-zone", "-fno-strict-aliasing", "-mno-sse",
+                  "-ftrivial-auto-var-init=zero", "-mfunction-return=thunk-extern",
+                  "-fstack-protector-strong", "-std=gnu11"):
+            self.assertIn(f, flags)
+        self.assertEqual(flags[-1], "-O0")      # CFLAGS_jitterentropy.o comes last
+        self.assertNotIn("-mcmodel=kernel", flags)
+        self.assertFalse([f for f in flags if f.startswith(("-W", "-I", "-D"))], flags)
+        self.assertEqual([d[0] for d in differs],
+                         ["-mcmodel=kernel", "-mindirect-branch=thunk-extern",
+                          "-mfunction-return=thunk-extern"])
+
+    def test_a_bad_record_is_named(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        bad = os.path.join(d, "x.cmd")
+        with open(bad, "w") as f:
+            f.write("source_crypto/jitterentropy.o := x.c\n")
+        with self.assertRaisesRegex(ec.CollectError, r"x.cmd:1: not a kbuild command"):
+            ec.kernel_object_flags(bad)
+        with self.assertRaisesRegex(ec.CollectError, "make kernel"):
+            ec.kernel_object_flags(os.path.join(d, "missing.cmd"))
+
 
 class CollectTest(unittest.TestCase):
 
@@ -60,7 +92,13 @@ class CollectTest(unittest.TestCase):
         """20,000 consecutive samples and 3 restarts of 1000: the sizes, and
         the unbiased bits of the consecutive run: 10 words x 64 per block
         read, less the part of the last block the recording stopped in."""
-        exe = ec.build("ours-user", os.path.join(self.tmp, "bin"))
+        exe = ec.build("ours-user", os.path.join(self.tmp, "bin"), kernel_cmd=CMD)
+        # the kernel's code options reached the core: its returns go
+        # through the return thunk, as the kernel object's do
+        dis = subprocess.run(["objdump", "-dr", os.path.join(self.tmp, "bin",
+                                                             "ours-user-core.o")],
+                             capture_output=True, text=True, check=True).stdout
+        self.assertIn("__x86_return_thunk", dis)
         out = os.path.join(self.tmp, "ours")
         meta = ec.run(exe, out, 20000, 3, 1000)
         self.assertEqual(meta["seq"]["intermittent"], 0)
@@ -86,7 +124,7 @@ class CollectTest(unittest.TestCase):
                               capture_output=True, check=True).stdout
         self.assertEqual(text, blob)
         self.assertIn(b"jitterentropy library\n * version 3.4.0", text)
-        exe = ec.build("pristine-user", os.path.join(self.tmp, "bin"), pdir)
+        exe = ec.build("pristine-user", os.path.join(self.tmp, "bin"), pdir, kernel_cmd=CMD)
         out = os.path.join(self.tmp, "pristine")
         meta = ec.run(exe, out, 5000, 2, 1000)
         self.assertEqual(meta["source"], "pristine-user")

@@ -219,6 +219,19 @@ def recording_md(data):
                   f"at alpha = {rows_alpha:g}"], rows)
 
 
+def flags_md(data, esc):
+    out = []
+    for n, s in ok_sources(data):
+        fl = (s.get("collect") or {}).get("core_flags")
+        if not fl or s.get("fixed_loops"):     # a -fixed twin: the same program
+            continue
+        out += [f"**{label(n, s)}**, from `{esc(fl['from'])}`: "
+                + " ".join(f"`{esc(x)}`" for x in fl["applied"]), ""]
+        out += table(["option of the kernel object", "in user space"],
+                     [[f"`{esc(d['flag'])}`", esc(d["how"])] for d in fl["differs"]])
+    return out or ["No user-space source in this run.", ""]
+
+
 def chain_md(n, s, esc):
     ch = s.get("chain")
     if not ch:
@@ -369,6 +382,8 @@ SECTIONS = (
     ("The claim per operating environment {- #entropy-run-claims}",
      lambda d, c, n: claims_md(d, c["esc"])),
     ("The sources {- #entropy-run-sources}", lambda d, c, n: sources_md(d, c["esc"])),
+    ("The user-space core's options {- #entropy-run-flags}",
+     lambda d, c, n: flags_md(d, c["esc"])),
     ("The raw sample and its symbol {- #entropy-run-symbol}",
      lambda d, c, n: symbol_md(d) + figure_md(c, "entropy-deltas", n)),
     ("Every estimator for every source {- #entropy-run-estimators}",
