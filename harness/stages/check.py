@@ -29,10 +29,16 @@ each is a `python3 -m harness` verb in a process of its own):
      (after the kernels: its guest needs the test kernel, and nothing
      else may load the CPU while it times the noise)
   8. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
+  9. every skip of the run against the declared ones (skips.py,
+     conformance/expected-skips.txt): a skip declared nowhere fails
+     check.skips.expected, a declared one that did not occur in a full
+     run fails check.skips.declared    check.skips.*
                                            everything in report.json
 
 The host results are merged into build/conformance/report.json, and the
 last line printed is "N passed, N failed, N skipped", summed over all.
+The skips are judged by make check only: make conform alone runs a part
+of the plan (its test kernel, often BOOTS), whose skips are a subset.
 """
 
 import datetime
@@ -45,7 +51,7 @@ from ..base import config, files
 from ..base import reqs as reqsmod
 from ..base.checks import Check
 from ..base.report import as_dicts, new_id, remove_all, write_all
-from . import inputs
+from . import inputs, skips
 
 OUT = config.build("check")
 # make entropy's sources that make check collects: our core and 6.1's in
@@ -56,6 +62,7 @@ OUT = config.build("check")
 CHECK_SOURCES = ("ours-user", "pristine-user", "ours-kernel", "ours-uml-tsc",
                  "ours-uml-tsc-fixed")
 REPORT = config.build("conformance/report.json")
+EXPECTED_SKIPS = config.top(skips.LIST)
 
 
 def step(title):
@@ -245,6 +252,26 @@ def book_step(r, rep):
     r.checks += json_checks(path, "the book checks", "book.check")
 
 
+def skips_step(r, rep):
+    """Every skip of the run (conform's, the host steps', the book's)
+    against the declared list; BOOTS or VECTORS leave checks out on
+    purpose, so a declared skip that is not in such a run is a note (as
+    in a run that failed elsewhere)."""
+    step(f"skips: each one declared in {skips.LIST}")
+    ids = {c.id for c in r.checks}
+    every = ([c for c in rep["checks"] if c["id"] not in ids] if rep else []) + \
+        as_dicts(r.checks)
+    restricted = [f"{v}={os.environ[v]}" for v in ("BOOTS", "VECTORS") if os.environ.get(v)]
+    verdicts = skips.verdicts(every, EXPECTED_SKIPS, restricted)
+    for c in verdicts:
+        if c.status == "fail":
+            config.warn("check", c.reason)
+        elif c.details.get("not_in_this_run"):
+            config.say("check", f"note: {len(c.details['not_in_this_run'])} declared "
+                       f"skip(s) not in this run ({', '.join(c.details['excused_by'])})")
+    r.checks += verdicts
+
+
 def check(args):
     r = Run()
     os.makedirs(OUT, exist_ok=True)
@@ -258,6 +285,7 @@ def check(args):
                   "entropy", ["entropy", "--sources", ",".join(CHECK_SOURCES)],
                   "entropy.run")
         book_step(r, rep)
+        skips_step(r, rep)
     total = merge(r, rep)
     print(f"\ncheck: {round(time.time() - r.t0)} s "
           f"({', '.join(f'{k} {v} s' for k, v in r.timings.items())})")
@@ -269,6 +297,28 @@ def check(args):
     return 1 if total["failed"] else 0
 
 
+def judge_skips(args):
+    """The verb skips: a report's skips against the declared list, as
+    make check judges them, without running anything."""
+    rep = files.read_json(args.report)
+    if not isinstance(rep, dict) or not isinstance(rep.get("checks"), list):
+        config.die("skips", f"{config.display(args.report)}: no report with checks")
+    restricted = [x for x in args.restricted.split(",") if x]
+    checks = [c for c in rep["checks"] if not c["id"].startswith("check.skips.")]
+    verdicts = skips.verdicts(checks, args.list, restricted)
+    for c in verdicts:
+        print(f"{c.status.upper()} {c.id}: " + (c.reason or ", ".join(
+            f"{k} {v}" for k, v in c.counts.items())))
+    return 1 if any(c.status == "fail" for c in verdicts) else 0
+
+
 def register(sub):
     p = sub.add_parser("check", help="every test; ends with 'N passed, N failed, N skipped'")
     p.set_defaults(func=check)
+    p = sub.add_parser("skips", help=f"a report's skips against {skips.LIST}, as make "
+                       "check judges them")
+    p.add_argument("--report", default=REPORT, help="the report (default: %(default)s)")
+    p.add_argument("--list", default=EXPECTED_SKIPS, help="the declared skips")
+    p.add_argument("--restricted", default="", help="what the run left out on purpose "
+                   "(e.g. BOOTS=main): a declared skip not in the report is then a note")
+    p.set_defaults(func=judge_skips)

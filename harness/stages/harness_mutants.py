@@ -20,6 +20,7 @@ CAVS = T + "judges.test_cavs_input.HostileFilesTest."
 PACK = T + "judges.test_cavs_pack.ChecksTest."
 RUNS = T + "stages.test_conform_inputs."
 PROC = T + "judges.test_proc_crypto.ProcCryptoTest."
+SKIPS = T + "stages.test_skips."
 
 
 def m(name, path, old, new, oracle, what):
@@ -135,4 +136,18 @@ MUTANTS = [
       "        if got is None:\n",
       PROC + "test_jitter_priority_and_seed_size_are_the_patchs",
       "the Jitter RNG's priority and seed size are not compared with the patch's"),
+    m("skips-undeclared-accepted", "stages/skips.py", "        if not mine:\n",
+      "        if False:\n",
+      SKIPS + "JudgeTest.test_an_unexpected_skip_fails_named_with_its_reason",
+      "a skip that no entry of expected-skips.txt declares passes"),
+    m("skips-wildcard-crosses-parts", "stages/skips.py", '"[^.]*" if ch == "*"',
+      '".*" if ch == "*"', SKIPS + "MatchTest",
+      "a '*' of a declared skip matches across the dots of a check id"),
+    m("skips-stale-entry-accepted", "stages/skips.py",
+      "stale = ran + ([] if excused else absent)", "stale = []",
+      SKIPS + "JudgeTest.test_an_entry_whose_check_ran_fails_even_in_a_restricted_run",
+      "a declared skip whose check ran and passed is accepted"),
+    m("skips-not-judged", "stages/check.py", "        skips_step(r, rep)\n", "",
+      T + "stages.test_check.SkipsStepTest.test_an_unexpected_skip_fails_make_check",
+      "make check does not judge its skips"),
 ]

@@ -7,7 +7,10 @@ of its own; acvp parses check's own command line, runs on a cut of the
 project's samples (the whole copy takes the host model some 20 s) with a
 guest that answers as the host model does, or with one answer flipped,
 and no kernel.  A flipped answer, or a flipped expected result, must fail
-make check; the step cannot pass when the verb wrote nothing."""
+make check; the step cannot pass when the verb wrote nothing.  The
+skips are judged against a list of the run's own (the cut's one group
+Linux 6.1 cannot run): a skip it does not declare fails make check, one
+it declares does not, and the closing line sums every check."""
 
 import contextlib
 import io
@@ -25,6 +28,8 @@ from ..judges.acvp_files import cut_set, entries_of, flip, small_set, write_set
 from .test_acvp import fake_registration, guest
 
 SET = "hashDRBG-1.0"
+# The cut's groups 1 and 12 are SHA-1, group 2 SHA2-224: no such core.
+DECLARED = "acvp.hashdrbg-1-0.tg2\tHash_DRBG with SHA2-224: no such core in drbg_cores[]\n"
 
 
 class CheckRun(unittest.TestCase):
@@ -37,8 +42,10 @@ class CheckRun(unittest.TestCase):
         write_set(self.vec, SET, self.prompt, self.exp, self.val)
         write_set(self.vec, "SHA3-256-2.0", small_set("SHA3-256-2.0", [1, 2], 20))
         self.report = os.path.join(self.tmp, "conformance", "report.json")
+        self.skips = os.path.join(self.tmp, "expected-skips.txt")
+        self.declare(DECLARED)
         for name, value in (("OUT", os.path.join(self.tmp, "check")),
-                            ("REPORT", self.report)):
+                            ("REPORT", self.report), ("EXPECTED_SKIPS", self.skips)):
             mock.patch.object(check, name, value).start()
         mock.patch.object(check, "run", self.run_verb).start()
         mock.patch.object(acvp, "say").start()
@@ -77,12 +84,19 @@ class CheckRun(unittest.TestCase):
             return self.exits.get(args.verb, 0), 0.0
         return 0, 0.0
 
+    def declare(self, text):
+        with open(self.skips, "w") as f:
+            f.write(text)
+
     def make_check(self):
         """check()'s exit status and its failed check ids."""
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()) as self.out:
             rc = check.check(None)
         rep = files.read_json(self.report)
         return rc, sorted(c["id"] for c in rep["checks"] if c["status"] == "fail")
+
+    def check_of(self, cid):
+        return next(c for c in files.read_json(self.report)["checks"] if c["id"] == cid)
 
 
 class AcvpStepTest(CheckRun):
@@ -170,6 +184,65 @@ class JsonStepTest(CheckRun):
         self.exits["checkpatch"] = 1
         rc, failed = self.make_check()
         self.assertEqual((rc, failed), (1, ["host.checkpatch.0001"]))
+
+
+class SkipsStepTest(CheckRun):
+    """Every skip of make check against the declared ones (before, a skip
+    never reached the exit status, and no list said which were meant)."""
+
+    NEW_SKIP = {"id": "host.unit.jitter.Lag.test_i386", "status": "skip",
+                "reason": "qemu-i386 is not installed"}
+
+    def test_a_declared_skip_passes_and_the_closing_line_sums(self):
+        rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (0, []))
+        self.assertEqual(self.check_of("acvp.hashdrbg-1-0.tg2")["status"], "skip")
+        self.assertEqual(self.check_of("check.skips.expected")["counts"],
+                         {"skips": 1, "declared": 1, "unexpected": 0})
+        self.assertEqual(self.check_of("check.skips.declared")["status"], "pass")
+        rep = files.read_json(self.report)
+        s = rep["summary"]
+        self.assertEqual(s["passed"] + s["failed"] + s["skipped"], len(rep["checks"]))
+        self.assertEqual(self.out.getvalue().rstrip().splitlines()[-1],
+                         f"{s['passed']} passed, 0 failed, 1 skipped")
+
+    def test_an_unexpected_skip_fails_make_check(self):
+        self.written["host-tests"] = [self.NEW_SKIP]
+        rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (1, ["check.skips.expected"]))
+        self.assertEqual(self.check_of("check.skips.expected")["reason"],
+                         "1 skip(s) declared nowhere in conformance/expected-skips.txt: "
+                         "host.unit.jitter.Lag.test_i386 (qemu-i386 is not installed)")
+        self.assertIn("FAIL check.skips.expected: 1 skip(s) declared nowhere",
+                      self.out.getvalue())
+        self.assertTrue(self.out.getvalue().rstrip().endswith("1 failed, 2 skipped"))
+
+    def test_a_declared_skip_that_did_not_occur_fails_a_full_run(self):
+        self.declare(DECLARED + "guest.faults.alloc-every-point\tno fault injection\n")
+        rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (1, ["check.skips.declared"]))
+        self.assertIn("guest.faults.alloc-every-point (line 2: not in the run)",
+                      self.check_of("check.skips.declared")["reason"])
+
+    def test_a_run_restricted_by_boots_notes_it(self):
+        self.declare(DECLARED + "guest.faults.alloc-every-point\tno fault injection\n")
+        with mock.patch.dict(os.environ, {"BOOTS": "main"}), \
+                mock.patch.object(check.inputs, "check", self.inputs_ok):
+            rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (0, []))
+        self.assertIn("note: 1 declared skip(s) not in this run (BOOTS=main)",
+                      self.out.getvalue())
+
+    def inputs_ok(self, boots, variants, out):
+        return None, None, [], [check.Check.passed("inputs", "the inputs")]
+
+    def test_a_malformed_list_fails_naming_its_line(self):
+        self.declare("# the list\n" + DECLARED.replace("\t", " "))
+        rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (1, ["check.skips.expected"]))
+        self.assertEqual(self.check_of("check.skips.expected")["reason"],
+                         f"{self.skips}:2: no TAB: a line is a check-id pattern, a TAB, "
+                         "the reason")
 
 
 if __name__ == "__main__":
