@@ -179,10 +179,21 @@ def conditioning_md(data, code, acvp):
     out = section(*SECTIONS[6]) + [
         f"Non-vetted (3.1.5.2): per 64-bit pool word, the stuck test, the fold, von "
         f"Neumann unbiasing, the LFSR and the stir; credited min(Output_Entropy, "
-        f"0.999 x 64, 64 h'), h' assessed on the unbiased bits.  Vetted (3.1.5.1.1): "
+        f"0.999 x 64, 64 h'), h' the lower of the unbiased bits' and the pool "
+        f"words' (recorded from the kernel, where they were).  Vetted (3.1.5.1.1): "
         f"SHA3-256 of {code['block_words']} words and the previous block, "
         f"Output_Entropy of 3.1.5.1.2; full entropy when {code['needed']} bits go in.",
         ""]
+    measured = [[n, f((s.get("vn") or {}).get("assessed")),
+                 f((s.get("words") or {}).get("assessed")),
+                 f((s.get("blocks") or {}).get("assessed")),
+                 f(((s.get("chain") or {}).get("summary") or {}).get("h_in_block"), 1)]
+                for n, s in data.get("sources", {}).items()
+                if s.get("words") or s.get("blocks")]
+    if measured:
+        out += rows(["source", "h' unbiased bits", "h' pool words (recorded)",
+                     "h' output blocks (recorded)", "bits into SHA3-256 per block"],
+                    measured)
     if sha3:
         out += rows(["ACVP set", "test cases answered", "claimed", "validation"],
                     [[s["name"], f(s["answered"]), f(s["claimed"]),

@@ -87,6 +87,75 @@ class DataChannelTest(unittest.TestCase):
         self.assertNotEqual(os.path.getmtime(p), 1)
 
 
+class FakeBoot:
+    """qemu.boot for mode entropy: the guest's parts as the append asks,
+    the samples of restart i counting from 1000 i."""
+    boots = []
+
+    def __init__(self, name, img, rd, append, bdir, timeout, accel="tcg", data=None):
+        args = dict(a.split("=", 1) for a in append.split() if "=" in a)
+        seq = int(args["conform.entropy_samples"])
+        rows = int(args["conform.entropy_restarts"])
+        n = int(args["conform.entropy_len"])
+        FakeBoot.boots.append((bdir, seq, rows, accel))
+        os.makedirs(bdir, exist_ok=True)
+        start = 1000 * len(FakeBoot.boots)
+        out, recs = b"", [{"type": "entropy-env", "hypervisor": "KVMKVMKVM"}]
+        for part, count in (("seq", seq), ("restart", rows * n)):
+            if part == "seq" and not seq:
+                continue
+            chunk = array.array("Q", range(start, start + count)).tobytes()
+            out += chunk
+            recs.append({"type": "entropy-part", "part": part, "rows": rows or 1,
+                         "len": count if part == "seq" else n, "bytes": len(chunk),
+                         "fnv64": f"{fnv_reference(chunk):016x}", "blocks": 1,
+                         "intermittent": 0, "us": 5, "ok": True})
+        with open(data, "wb") as f:
+            f.write(out)
+        self.results = os.path.join(bdir, "results.log")
+        with open(self.results, "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in recs))
+        self.outcome, self.seconds, self.detail = "end", 0.1, ""
+
+    def command_line(self):
+        return "qemu"
+
+
+class KernelRestartsTest(unittest.TestCase):
+    """Under KVM the kernel source's restarts are reboots, one boot each;
+    under TCG they are made in the boot of the consecutive samples."""
+
+    def collect(self, accel):
+        tmp = tempfile.mkdtemp(prefix="entropy-kernel-")
+        self.addCleanup(shutil.rmtree, tmp)
+        FakeBoot.boots = []
+        args = argparse.Namespace(samples=5, restarts=3, len=4, accel=accel)
+        with mock.patch.object(entropy, "kernel_image", return_value=("img", "src", "6.1")), \
+                mock.patch.object(entropy.guest, "build", return_value="init"), \
+                mock.patch.object(entropy.initramfs, "write", return_value="rd"), \
+                mock.patch.object(entropy.qemu, "boot", FakeBoot):
+            meta = entropy.collect_kernel(args, tmp)
+        with open(os.path.join(tmp, "restart-deltas.bin"), "rb") as f:
+            rows = array.array("Q", f.read()).tolist()
+        with open(os.path.join(tmp, "deltas.bin"), "rb") as f:
+            seq = array.array("Q", f.read()).tolist()
+        return meta, seq, rows
+
+    def test_kvm_restarts_are_reboots(self):
+        meta, seq, rows = self.collect("kvm")
+        self.assertEqual([b[1:3] for b in FakeBoot.boots], [(5, 0)] + [(0, 1)] * 3)
+        self.assertEqual(seq, list(range(1000, 1005)))
+        self.assertEqual(rows, [x for i in (2, 3, 4) for x in range(1000 * i, 1000 * i + 4)])
+        self.assertEqual(meta["restart"]["by"], "reboot")
+        self.assertEqual(meta["restart"]["restarts"], 3)
+
+    def test_tcg_restarts_are_in_the_boot(self):
+        meta, seq, rows = self.collect("tcg")
+        self.assertEqual([b[1:3] for b in FakeBoot.boots], [(5, 3)])
+        self.assertEqual(len(rows), 12)
+        self.assertEqual(meta["restart"]["by"], "new instance")
+
+
 class RunTest(unittest.TestCase):
 
     def test_a_source_that_fails_is_a_failed_check(self):

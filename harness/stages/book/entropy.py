@@ -191,11 +191,13 @@ def restart_md(data):
     for n, s in ok_sources(data):
         r = (s["assessment"] or {}).get("restart") or {}
         a = s.get("analysis", {})
-        rows.append([label(n, s), f(r.get("h_i")), f(r.get("cutoff")), f(r.get("x_row")),
+        by = ((s.get("collect") or {}).get("restart") or {}).get("by") or \
+            "new collector"
+        rows.append([label(n, s), by, f(r.get("h_i")), f(r.get("cutoff")), f(r.get("x_row")),
                      f(r.get("x_col")), f(a.get("col_mcv_first", [None])[0]),
                      f(r.get("sanity")), f(r.get("h_r")), f(r.get("h_c")),
                      f(r.get("pass")), f(s.get("h"))])
-    return table(["source", "$H_I$", "cutoff $U$", "largest row count",
+    return table(["source", "a restart is", "$H_I$", "cutoff $U$", "largest row count",
                   "largest column count", "column 0 count", "sanity (3.1.4.3)",
                   "$H_r$", "$H_c$", "validation (3.1.4.2)", "$H$ credited"], rows)
 
