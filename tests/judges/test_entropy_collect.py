@@ -4,7 +4,7 @@ harness/judges/entropy_collect.py): they build from the tangled core and
 from 6.1's unmodified file, their SHA3-256 is FIPS 202's, and a short run
 records raw samples where the chapter says: every delta the health tests
 see, consecutively, so that our core's unbiased bits come out exactly
-ten words per block.
+twelve words per block.
 """
 
 import hashlib
@@ -90,7 +90,7 @@ class CollectTest(unittest.TestCase):
 
     def test_ours_records_every_raw_sample(self):
         """20,000 consecutive samples and 3 restarts of 1000: the sizes, and
-        the unbiased bits of the consecutive run: 10 words x 64 per block
+        the unbiased bits of the consecutive run: 12 words x 64 per block
         read, less the part of the last block the recording stopped in."""
         exe = ec.build("ours-user", os.path.join(self.tmp, "bin"), kernel_cmd=CMD)
         # the kernel's code options reached the core: its returns go
