@@ -15,6 +15,7 @@ warning) says what is missing.
 import glob
 import json
 import os
+import re
 
 from ...base import evidence
 from . import figures
@@ -106,26 +107,36 @@ def shuffle_md(data):
                   "$H$ credited", "credit per block"], rows)
 
 
+def short_clock(clock):
+    """The timer, in words short enough for a column; the chapter tells
+    each in full."""
+    if "tsc.h" in clock:
+        return "rdtsc, in UML (tsc.h)"
+    if "os_nsecs" in clock:
+        return "UML clocksource, 256 ns"
+    return clock
+
+
 def sources_md(data, esc):
     rows = []
     for n, s in data["sources"].items():
         if s.get("error"):
-            rows.append([f"`{n}`", "**not collected**: " + esc(s["error"][:200])]
-                        + [""] * 7)
+            # the boot's directory is in the run's files; a path is one
+            # word that no column of the page can hold
+            why = re.sub(r"^\S*/\S*: ", "", s["error"])
+            rows.append([f"`{n}`", "**not collected**: " + esc(why[:200])]
+                        + [""] * 5)
             continue
         c = s["collect"]
         st = c.get("startup_at_boot")
-        rows.append([label(n, s), esc(s["where"] or ""), esc(c.get("clock", "")),
-                     "fixed" if s.get("fixed_loops") else "shuffled",
+        rows.append([label(n, s), esc(s["where"] or ""), esc(short_clock(c.get("clock", ""))),
                      f(c["seq"]["samples"]), f(s["samples_per_block"], 1),
                      f"{c['restart']['restarts']} x {c['restart']['len']}, by "
                      f"{c['restart'].get('by', 'a new collector')}",
-                     f"{st['passed']} of {st['boots']}" if st else "--",
-                     f(c.get("wall_total_s") or c.get("boot_s") or
-                       c["restart"].get("wall_s"), 1)])
-    return table(["source", "where", "timer", "loop counts", "consecutive samples",
-                  "samples per block", "restarts", "start-up passed at boot",
-                  "seconds"], rows)
+                     f"{st['passed']} of {st['boots']}" if st else "--"])
+    return table(["source (`-fixed`: fixed loop counts)", "where", "timer",
+                  "samples in a row", "samples a block", "restarts",
+                  "start-up passed at boot"], rows)
 
 
 def symbol_md(data):
@@ -143,6 +154,13 @@ def symbol_md(data):
 
 def estimators_md(data):
     srcs = [(n, s) for n, s in ok_sources(data) if s["assessment"]]
+    out = []
+    for i in range(0, len(srcs), SOURCES_PER_TABLE):   # tables that fit a page
+        out += estimators_table(srcs[i:i + SOURCES_PER_TABLE])
+    return out
+
+
+def estimators_table(srcs):
     head = ["estimator"] + [f"{label(n, s)} {t}" for n, s in srcs
                             for t in ("literal", "bitstring")]
     rows = []
@@ -170,20 +188,24 @@ def decided(d):
     return name
 
 
+BITS_PER_TABLE = 4
+SOURCES_PER_TABLE = 2
 BITS = {"fold": "folded bits", "vn": "unbiased bits",
         "words": "pool words (recorded), bits", "blocks": "output blocks (recorded), bits"}
 
 
 def bits_md(data):
     cols = [(n, s, b) for n, s in ok_sources(data) for b in BITS if s.get(b)]
-    if not cols:
-        return []
-    head = ["estimator"] + [f"{label(n, s)} {BITS[b]}" for n, s, b in cols]
-    rows = [[name] + [f(s[b]["literal"].get(k)) for n, s, b in cols]
-            for k, name in NAMES.items()]
-    rows.append(["**assessed**"] + [f(s[b]["assessed"]) for n, s, b in cols])
-    rows.append(["bits assessed"] + [f(s[b]["samples"]) for n, s, b in cols])
-    return table(head, rows)
+    out = []
+    for i in range(0, len(cols), BITS_PER_TABLE):      # tables that fit a page
+        part = cols[i:i + BITS_PER_TABLE]
+        head = ["estimator"] + [f"{label(n, s)} {BITS[b]}" for n, s, b in part]
+        rows = [[name] + [f(s[b]["literal"].get(k)) for n, s, b in part]
+                for k, name in NAMES.items()]
+        rows.append(["**assessed**"] + [f(s[b]["assessed"]) for n, s, b in part])
+        rows.append(["bits assessed"] + [f(s[b]["samples"]) for n, s, b in part])
+        out += table(head, rows)
+    return out
 
 
 def restart_md(data):
@@ -191,13 +213,11 @@ def restart_md(data):
     for n, s in ok_sources(data):
         r = (s["assessment"] or {}).get("restart") or {}
         a = s.get("analysis", {})
-        by = ((s.get("collect") or {}).get("restart") or {}).get("by") or \
-            "new collector"
-        rows.append([label(n, s), by, f(r.get("h_i")), f(r.get("cutoff")), f(r.get("x_row")),
+        rows.append([label(n, s), f(r.get("h_i")), f(r.get("cutoff")), f(r.get("x_row")),
                      f(r.get("x_col")), f(a.get("col_mcv_first", [None])[0]),
                      f(r.get("sanity")), f(r.get("h_r")), f(r.get("h_c")),
                      f(r.get("pass")), f(s.get("h"))])
-    return table(["source", "a restart is", "$H_I$", "cutoff $U$", "largest row count",
+    return table(["source", "$H_I$", "cutoff $U$", "largest row count",
                   "largest column count", "column 0 count", "sanity (3.1.4.3)",
                   "$H_r$", "$H_c$", "validation (3.1.4.2)", "$H$ credited"], rows)
 
