@@ -267,12 +267,12 @@ unsigned int jent_testhook_alloc_size(unsigned int len)
 EXPORT_SYMBOL_GPL(jent_testhook_alloc_size);
 
 #define JENT_TESTHOOK_RECORD_MAX_BYTES	1024
-#define JENT_TESTHOOK_RECORD_MAX_STAMPS	262144	/* 2 MiB of u64 */
+#define JENT_TESTHOOK_RECORD_MAX_STAMPS	524288	/* 4 MiB of u64 */
 
 static unsigned int testhook_record_stamps = JENT_TESTHOOK_RECORD_MAX_STAMPS;
 module_param(testhook_record_stamps, uint, 0644);
 MODULE_PARM_DESC(testhook_record_stamps,
-		 "Test only: how many time stamps a record keeps, 1 to 262144");
+		 "Test only: how many time stamps a record keeps, 1 to 524288");
 
 static DEFINE_MUTEX(jent_testhook_record_lock);
 static struct task_struct *jent_testhook_recorder;

@@ -156,8 +156,8 @@ static int set_stamps(const char *v)
 
 /*
  * The record file's limits, before the record the host replays: its mode
- * is 0600; the buffer holds 262144 time stamps unless testhook_record_stamps
- * says fewer (0 and 262145 are refused with EINVAL; with 100, a record of
+ * is 0600; the buffer holds 524288 time stamps unless testhook_record_stamps
+ * says fewer (0 and 524289 are refused with EINVAL; with 100, a record of
  * 32 bytes keeps 100 and counts the rest as lost); 1025 bytes are refused
  * with EINVAL and 1024, the most, are recorded; a read of the recording
  * task after the recording is not recorded (the record's count of time
@@ -180,11 +180,11 @@ static void check_record_limits(void)
 	}
 	read_file(STAMPS_PARAM, def, sizeof(def));
 	err_zero = set_stamps("0") ?: write_count(fd, "32");
-	err_big = set_stamps("262145") ?: write_count(fd, "32");
+	err_big = set_stamps("524289") ?: write_count(fd, "32");
 	err_small = set_stamps("100") ?: write_count(fd, "32");
 	if (!err_small && !read_header(fd, small))
 		err_small = EBADMSG;
-	restored = !set_stamps("262144");
+	restored = !set_stamps("524288");
 	err_over = write_count(fd, "1025");
 	err_max = write_count(fd, "1024");
 	if (!err_max && !read_header(fd, max))
@@ -194,14 +194,14 @@ static void check_record_limits(void)
 	after = proc_crypto_refcnt("jitterentropy_rng");
 	if ((st.st_mode & 07777) != 0600)
 		why = "the record file's mode is not 0600";
-	else if (strcmp(def, "262144\n"))
-		why = "testhook_record_stamps is not 262144 by default";
+	else if (strcmp(def, "524288\n"))
+		why = "testhook_record_stamps is not 524288 by default";
 	else if (err_zero != EINVAL || err_big != EINVAL)
-		why = "a buffer of 0 or 262145 time stamps was not refused with EINVAL";
+		why = "a buffer of 0 or 524289 time stamps was not refused with EINVAL";
 	else if (err_small || small[0] != 32 || small[2] != 100 || !small[3])
 		why = "a buffer of 100 time stamps did not keep 100 and count the rest lost";
 	else if (!restored)
-		why = "testhook_record_stamps could not be set back to 262144";
+		why = "testhook_record_stamps could not be set back to 524288";
 	else if (err_over != EINVAL)
 		why = "a record of 1025 bytes was not refused with EINVAL";
 	else if (err_max || max[0] != 1024 || max[1] || max[3])
