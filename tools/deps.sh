@@ -24,7 +24,7 @@ build_pkgs=(
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 	git python3 python3-ply python3-git python3-cryptography python3-numpy
 	noweb qemu-system-x86 qemu-system-data qemu-user gcc-multilib
-	sparse coccinelle ocaml
+	sparse coccinelle ocaml libkcapi-dev
 )
 book_pkgs=(
 	pandoc texlive-latex-recommended texlive-latex-extra

@@ -16,6 +16,13 @@
  *   {"type":"acvp","i":ID,"mds":HEX,"us":T}                MCT
  *   {"type":"acvp","i":ID,"stage":WHAT,"err":-ERRNO}       a call failed
  *
+ * and with conform.kcapi=1 on the command line each DRBG entry is run a
+ * second time through libkcapi and AF_ALG (kcapi_drbg.h):
+ *
+ *   {"type":"acvp_kcapi","i":ID,"out":HEX}                 its answer
+ *   {"type":"acvp_kcapi","i":ID,"beyond":REASON}           not carried
+ *   {"type":"acvp_kcapi","i":ID,"stage":WHAT,"err":-ERRNO} a call failed
+ *
  * then {"type":"acvp_done",...} with the time spent per kind, and the
  * check acvp.pack only when the pack cannot be used.  The host
  * (harness/judges/acvp_judge.py) compares the answers with its model and
@@ -30,6 +37,7 @@
 #include "cavs.h"
 #include "checks.h"
 #include "drbg_dev.h"
+#include "kcapi_drbg.h"
 #include "report.h"
 #include "util.h"
 
@@ -51,6 +59,8 @@ struct acvp_run {
 	size_t resp_size;
 	char *line;		/* hex of an answer */
 	long long us[6];	/* time spent per kind */
+	int kcapi;		/* conform.kcapi=1: DRBG entries through libkcapi too */
+	long long kcapi_us;
 };
 
 /* Check the whole pack; the number of entries, or -1 with why filled in. */
@@ -120,6 +130,40 @@ static void run_drbg(const struct acvp_entry *e, struct acvp_run *run)
 	}
 	hex_encode(run->line, run->resp + CAVS_RESP_HDR_LEN + out_len, out_len);
 	report_line("{\"type\":\"acvp\",\"i\":%u,\"err\":0,\"step\":0,\"out\":\"%s\"}",
+		    e->id, run->line);
+}
+
+/*
+ * A DRBG entry again through libkcapi (kcapi_drbg.h): its second output,
+ * the reason the AF_ALG CAVP interface cannot carry it, or the call that
+ * failed.  The host compares the output with the debugfs answer.
+ */
+static void run_drbg_kcapi(const struct acvp_entry *e, struct acvp_run *run)
+{
+	uint8_t out2[KCAPI_RNG_MAXSIZE];
+	enum kcapi_beyond why;
+	const char *stage;
+	int err;
+
+	if (!kcapi_drbg_request_ok(e->p, e->len)) {
+		report_line("{\"type\":\"acvp_kcapi\",\"i\":%u,"
+			    "\"stage\":\"request\",\"err\":%d}", e->id, -EINVAL);
+		return;
+	}
+	why = kcapi_drbg_beyond(e->p);
+	if (why != KCAPI_CARRIED) {
+		report_line("{\"type\":\"acvp_kcapi\",\"i\":%u,\"beyond\":\"%s\"}",
+			    e->id, kcapi_beyond_names[why]);
+		return;
+	}
+	err = kcapi_drbg_answer(e->p, out2, &stage);
+	if (err) {
+		report_line("{\"type\":\"acvp_kcapi\",\"i\":%u,\"stage\":\"%s\","
+			    "\"err\":%d}", e->id, stage, err);
+		return;
+	}
+	hex_encode(run->line, out2, get_le32(e->p + 12));
+	report_line("{\"type\":\"acvp_kcapi\",\"i\":%u,\"out\":\"%s\"}",
 		    e->id, run->line);
 }
 
@@ -441,6 +485,14 @@ static void run_entry(const struct acvp_entry *e, struct acvp_run *run)
 {
 	switch (e->kind) {
 	case ACVP_DRBG:
+		run_drbg(e, run);
+		if (run->kcapi) {
+			long long t = now_us();
+
+			run_drbg_kcapi(e, run);
+			run->kcapi_us += now_us() - t;
+		}
+		break;
 	case ACVP_DRBG_PROBE:
 		run_drbg(e, run);
 		break;
@@ -465,10 +517,12 @@ void run_acvp(const char *pack_path)
 	struct acvp_entry e;
 	uint8_t *buf = NULL;
 	size_t len = 0, off = 12;
-	char why[256];
+	char why[256], flag[8];
 	long n, i;
 	int err;
 
+	run.kcapi = cmdline_value("conform.kcapi", flag, sizeof(flag)) &&
+		    !strcmp(flag, "1");
 	err = read_whole(pack_path, &buf, &len);
 	if (err) {
 		snprintf(why, sizeof(why), "cannot read %s: %s", pack_path, strerror(-err));
@@ -483,7 +537,8 @@ void run_acvp(const char *pack_path)
 		report_check("acvp.pack", "fail", n < 0 ? why : "out of memory", NULL);
 		goto out;
 	}
-	say("acvp: %ld entries", n);
+	say("acvp: %ld entries%s", n,
+	    run.kcapi ? ", each DRBG entry also through libkcapi" : "");
 	for (i = 0; i < n; i++) {
 		e.kind = get_le32(buf + off);
 		e.id = get_le32(buf + off + 4);
@@ -497,9 +552,10 @@ void run_acvp(const char *pack_path)
 			say("acvp: %ld of %ld entries", i + 1, n);
 	}
 	report_line("{\"type\":\"acvp_done\",\"entries\":%ld,\"us\":%lld,\"drbg_us\":%lld,"
-		    "\"probe_us\":%lld,\"hash_us\":%lld,\"mct_us\":%lld,\"ldt_us\":%lld}",
+		    "\"probe_us\":%lld,\"hash_us\":%lld,\"mct_us\":%lld,\"ldt_us\":%lld,"
+		    "\"kcapi\":%s,\"kcapi_us\":%lld}",
 		    n, now_us() - t0, run.us[1], run.us[2], run.us[3], run.us[4],
-		    run.us[5]);
+		    run.us[5], run.kcapi ? "true" : "false", run.kcapi_us);
 	say("acvp: %ld entries in %.1f s", n, (now_us() - t0) / 1e6);
 out:
 	free(run.line);

@@ -15,6 +15,13 @@
  *                                the time spent in it;
  *   {"type":"cavs_done",...}     totals and the time of the whole run;
  *
+ * With conform.kcapi=1 each record is also run through libkcapi and
+ * AF_ALG (kcapi_drbg.h) and compared with the debugfs answer and with
+ * ReturnedBits: {"type":"cavs_kcapi",...} per section (answered, equal to
+ * each, errors, and the records the interface cannot carry by reason),
+ * {"type":"cavs_kcapi_fail",...} per record that differs or fails, then
+ * the checks guest.kcapi.<driver> of check_kcapi_instances();
+ *
  * and the checks cavs.pack (only when the pack cannot be read) and
  * cavs.interface (pass, or skip when the debugfs file does not exist).
  * The host (harness/judges/cavs_judge.py) turns these into the report.
@@ -26,6 +33,7 @@
 #include "cavs.h"
 #include "checks.h"
 #include "drbg_dev.h"
+#include "kcapi_drbg.h"
 #include "report.h"
 #include "util.h"
 
@@ -213,10 +221,21 @@ void cavs_pack_record(const struct cavs_pack *p, size_t *off,
 
 /* ---- running records --------------------------------------------------- */
 
+/* What libkcapi made of a section's records (conform.kcapi=1). */
+struct kcapi_stats {
+	unsigned int answered;		/* run through libkcapi without error */
+	unsigned int same_debugfs;	/* out2 equal to the debugfs interface's */
+	unsigned int same_expected;	/* out2 equal to ReturnedBits */
+	unsigned int errors;		/* a libkcapi call failed */
+	unsigned int beyond[KCAPI_BEYOND_N];
+	long long us;
+};
+
 struct section_stats {
 	unsigned int passed;
 	unsigned int failed;
 	long long us;
+	struct kcapi_stats kcapi;
 };
 
 struct run {
@@ -225,6 +244,10 @@ struct run {
 	size_t resp_size;
 	unsigned int fail_lines;
 	unsigned int fail_lines_dropped;
+	const uint8_t *debugfs_out2;	/* of the last record, or NULL */
+	int kcapi;			/* conform.kcapi=1: also run libkcapi */
+	unsigned int kcapi_fail_lines;
+	unsigned int kcapi_fail_lines_dropped;
 };
 
 static int may_itemise(struct run *run)
@@ -287,6 +310,7 @@ static int run_record(struct run *run, const struct cavs_record *r)
 	long got;
 	int err;
 
+	run->debugfs_out2 = NULL;
 	/* One byte of room beyond want shows an overlong answer. */
 	got = drbg_dev_call(r->req, r->req_len, run->resp, want + 1, &stage);
 	if (stage) {
@@ -302,11 +326,84 @@ static int run_record(struct run *run, const struct cavs_record *r)
 		report_error(run, r, "response", -EMSGSIZE, 0);
 		return 0;
 	}
+	run->debugfs_out2 = resp + CAVS_RESP_HDR_LEN + r->exp_len;
 	if (memcmp(resp + CAVS_RESP_HDR_LEN + r->exp_len, r->exp, r->exp_len)) {
 		report_mismatch(run, r, resp + CAVS_RESP_HDR_LEN + r->exp_len);
 		return 0;
 	}
 	return 1;
+}
+
+/* One record through libkcapi, compared with debugfs and ReturnedBits. */
+static void kcapi_record(struct run *run, const struct cavs_record *r,
+			 struct kcapi_stats *ks)
+{
+	enum kcapi_beyond why = kcapi_drbg_beyond(r->req);
+	uint8_t out2[KCAPI_RNG_MAXSIZE];
+	char hex[2 * KCAPI_RNG_MAXSIZE + 1];
+	const char *stage = NULL;
+	int same_dbg, same_exp, err;
+
+	if (why != KCAPI_CARRIED) {
+		ks->beyond[why]++;
+		return;
+	}
+	err = kcapi_drbg_answer(r->req, out2, &stage);
+	if (err) {
+		ks->errors++;
+		if (run->kcapi_fail_lines++ < CAVS_MAX_FAIL_LINES)
+			report_line("{\"type\":\"cavs_kcapi_fail\",\"f\":%u,"
+				    "\"line\":%u,\"s\":%u,\"stage\":\"%s\","
+				    "\"err\":%d}", r->file, r->line, r->section,
+				    stage, err);
+		else
+			run->kcapi_fail_lines_dropped++;
+		return;
+	}
+	ks->answered++;
+	same_dbg = run->debugfs_out2 &&
+		   !memcmp(out2, run->debugfs_out2, r->exp_len);
+	same_exp = !memcmp(out2, r->exp, r->exp_len);
+	ks->same_debugfs += same_dbg;
+	ks->same_expected += same_exp;
+	if (same_dbg && same_exp)
+		return;
+	if (run->kcapi_fail_lines++ >= CAVS_MAX_FAIL_LINES) {
+		run->kcapi_fail_lines_dropped++;
+		return;
+	}
+	hex_encode(hex, out2, r->exp_len);
+	report_line("{\"type\":\"cavs_kcapi_fail\",\"f\":%u,\"line\":%u,"
+		    "\"s\":%u,\"same_debugfs\":%s,\"debugfs_answered\":%s,"
+		    "\"same_expected\":%s,\"got\":\"%s\"}", r->file, r->line,
+		    r->section, same_dbg ? "true" : "false",
+		    run->debugfs_out2 ? "true" : "false",
+		    same_exp ? "true" : "false", hex);
+}
+
+static void report_kcapi(const struct cavs_pack *p,
+			 const struct section_stats *st, const struct run *run)
+{
+	char beyond[512];
+	uint32_t i;
+	int b, n;
+
+	for (i = 0; i < p->nsections; i++) {
+		const struct kcapi_stats *ks = &st[i].kcapi;
+
+		n = 0;
+		for (b = 1; b < KCAPI_BEYOND_N; b++)
+			n += snprintf(beyond + n, sizeof(beyond) - n, "%s\"%s\":%u",
+				      b > 1 ? "," : "", kcapi_beyond_names[b],
+				      ks->beyond[b]);
+		report_line("{\"type\":\"cavs_kcapi\",\"s\":%u,\"answered\":%u,"
+			    "\"same_debugfs\":%u,\"same_expected\":%u,"
+			    "\"errors\":%u,\"beyond\":{%s},\"us\":%lld}", i,
+			    ks->answered, ks->same_debugfs, ks->same_expected,
+			    ks->errors, beyond, ks->us);
+	}
+	report_line("{\"type\":\"cavs_kcapi_done\",\"fail_lines_dropped\":%u}",
+		    run->kcapi_fail_lines_dropped);
 }
 
 static void report_sections(const struct cavs_pack *p,
@@ -335,7 +432,7 @@ void check_cavs(const char *pack_path)
 	struct cavs_pack pack;
 	struct cavs_record r;
 	struct run run = { 0 };
-	char why[512];
+	char why[512], flag[8];
 	long long t0, t;
 	size_t off;
 	uint32_t i;
@@ -365,8 +462,16 @@ void check_cavs(const char *pack_path)
 		report_check("cavs.pack", "fail", "out of memory", NULL);
 		goto out;
 	}
-	say("cavs: %u records in %u sections from %u files", pack.nrecords,
-	    pack.nsections, pack.nfiles);
+	run.kcapi = cmdline_value("conform.kcapi", flag, sizeof(flag)) &&
+		    !strcmp(flag, "1");
+	if (run.kcapi && !kcapi_linked()) {
+		report_check("cavs.kcapi", "skip", KCAPI_NONE_REASON, NULL);
+		check_kcapi_instances();
+		run.kcapi = 0;
+	}
+	say("cavs: %u records in %u sections from %u files%s", pack.nrecords,
+	    pack.nsections, pack.nfiles,
+	    run.kcapi ? ", each also through libkcapi" : "");
 	t0 = now_us();
 	off = pack.records_offset;
 	for (i = 0; i < pack.nrecords; i++) {
@@ -380,12 +485,21 @@ void check_cavs(const char *pack_path)
 			failed++;
 		}
 		st[r.section].us += now_us() - t;
+		if (run.kcapi) {
+			t = now_us();
+			kcapi_record(&run, &r, &st[r.section].kcapi);
+			st[r.section].kcapi.us += now_us() - t;
+		}
 		if ((i + 1) % 2000 == 0)
 			say("cavs: %u of %u records, %u failed", i + 1,
 			    pack.nrecords, failed);
 	}
 	t = now_us() - t0;
 	report_sections(&pack, st);
+	if (run.kcapi) {
+		report_kcapi(&pack, st, &run);
+		check_kcapi_instances();
+	}
 	report_line("{\"type\":\"cavs_done\",\"records\":%u,\"passed\":%u,"
 		    "\"failed\":%u,\"us\":%lld,\"fail_lines_dropped\":%u}",
 		    pack.nrecords, passed, failed, t, run.fail_lines_dropped);
