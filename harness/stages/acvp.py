@@ -36,7 +36,8 @@ from ..base import conf as confmod
 from ..base import config, files, guest, kbuild, kcache, qemu, records
 from ..base.checks import Check, summarize
 from ..base.report import as_dicts, write_all
-from ..judges import acvp_judge, acvp_kernel, acvp_pack, acvp_parse, acvp_reg, acvp_work
+from ..judges import (acvp_judge, acvp_kernel, acvp_pack, acvp_parse, acvp_reg, acvp_work,
+                      kcapi_judge)
 from . import conform
 from .plan import ACVP_BOOT
 
@@ -304,7 +305,18 @@ def summary(meta, sums, checks, done, info, kernel, reg, args, started):
                             ("probe_s", "probe_us"), ("hash_s", "hash_us"),
                             ("mct_s", "mct_us"), ("ldt_s", "ldt_us"))}},
             "ldt_bytes": meta["ldt_bytes"],
+            "kcapi": kcapi_summary(checks, d),
             "checks": summarize(checks)}
+
+
+def kcapi_summary(checks, done):
+    """acvp.kcapi's counts and the guest's time for them, for the book."""
+    c = next((c for c in checks if c.id == "acvp.kcapi"), None)
+    if c is None:
+        return None
+    return {"status": c.status, "reason": c.reason, **c.counts,
+            "sets": c.details.get("sets", []),
+            "seconds": round(done.get("kcapi_us", 0) / 1e6, 2)}
 
 
 def write_run(workdir, docs, rep, summ, kernel, reg, derivation):
@@ -352,6 +364,7 @@ def run_acvp(args):
         pack, meta = prepare(parsed, reg, derivation, kernel, workdir)
         info, boot_checks, recs = boot(pack, meta, workdir, args.accel)
         checks, docs = acvp_judge.judge(meta, recs)
+        checks.append(kcapi_judge.acvp_check(meta, recs))
         done = next((r for r in recs if r.get("type") == "acvp_done"), None)
         sums = [set_summary(s, checks, docs) for s in meta["sets"]]
         checks = boot_checks + checks

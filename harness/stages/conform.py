@@ -22,13 +22,13 @@ from ..base import reqs as reqsmod
 from ..base.checks import Check, validate
 from ..base.report import new_id, remove_all, write_all
 from ..judges import boot as boot_judge
-from ..judges import (cavs_judge, figures, hardening, kernel_log, kmemleak, kunit,
-                      proc_crypto, seed_trace, seeds)
+from ..judges import (cavs_judge, figures, hardening, kcapi_judge, kernel_log, kmemleak,
+                      kunit, proc_crypto, seed_trace, seeds)
 from . import inputs
 from .plan import BASE_APPEND
 
 PACKAGES = ["linux-source-6.1", "linux-config-6.1", "qemu-system-x86", "noweb",
-            "pandoc", "gcc-12", "git"]
+            "pandoc", "gcc-12", "git", "libkcapi-dev"]
 PREFIXES = ("debug.", "fips.", "nojent.", "i386.")
 
 
@@ -106,6 +106,8 @@ def judge_boot(spec, b, recs, src):
         checks.append(kmemleak.check(recs, name))
     if spec.get("cavs_meta") is not None:
         checks += cavs_judge.checks(recs, spec["cavs_meta"])
+        if "conform.kcapi=1" in spec["append"]:
+            checks += kcapi_judge.cavs_checks(recs, spec["cavs_meta"])
     checks += boot_judge.produced(checks, spec)
     for c in checks:
         c.boot = c.boot or name

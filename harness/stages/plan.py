@@ -29,6 +29,13 @@ CHECKS = (["guest.proc_crypto.drbg", "guest.proc_crypto.jitterentropy"] + JITTER
 TRACE = ["guest.drbg.trace", "drbg.trace"]
 BLOCKING = ["kunit.random_blocking_unseeded", "kunit.random_blocking"]
 SEEDING = ["kunit.drbg_unseeded", "kunit.drbg_seed", "kunit.drbg_race"]
+# The 22 DRBG instances of Linux 6.1 (drbg_cores[] x {pr, nopr}) and the
+# Jitter RNG, each generating through libkcapi in the cavs boot.
+DRBG_CORES = ("ctr_aes128", "ctr_aes192", "ctr_aes256", "sha1", "sha256", "sha384",
+              "sha512", "hmac_sha1", "hmac_sha256", "hmac_sha384", "hmac_sha512")
+KCAPI_INSTANCE_CHECKS = ([f"guest.kcapi.drbg_{pr}_{core}" for pr in ("pr", "nopr")
+                          for core in DRBG_CORES] + ["guest.kcapi.jitterentropy_rng",
+                                                     "cavs.kcapi"])
 MODULES = ["guest.modules.load", "guest.modules.rmmod_loop",
            "guest.modules.jitter-record"]
 
@@ -82,10 +89,14 @@ BOOTS = [
     # files under $VECTORS (colon-separated dirs; default vectors/cavs and
     # vectors/extra) into data/cavs.pack; cavs_pack.checks() reads the
     # results.  KUnit is off in this boot: the main boot runs the suites.
-    {"name": "cavs", "mode": "cavs", "append": "kunit.enable=0", "timeout": 600,
-     "expect": "end", "kunit": False, "cavs": True,
-     "produces": ["cavs.interface"],
-     "title": "CAVS known answers through the DRBG test interface"},
+    # conform.kcapi=1 (issue 40): every record the AF_ALG CAVP interface
+    # can carry is answered a second time through libkcapi, and every
+    # DRBG instance and the Jitter RNG generate through it
+    # (conformance/guest/kcapi_drbg.c); cavs_judge.kcapi_checks() judges it.
+    {"name": "cavs", "mode": "cavs", "append": "kunit.enable=0 conform.kcapi=1",
+     "timeout": 600, "expect": "end", "kunit": False, "cavs": True,
+     "produces": ["cavs.interface"] + KCAPI_INSTANCE_CHECKS,
+     "title": "CAVS known answers through the DRBG test interface and libkcapi"},
     # The Jitter RNG's KUnit suite, in a boot of its own: its test hooks
     # stop the clock the core reads, which must not meet other suites.
     # The suite's induced failures must be logged, as jent_kcapi_random()
@@ -181,10 +192,10 @@ BOOTS = [
 # registration claims into data/acvp.pack (harness/judges/acvp_work.py)
 # and judges the answers (acvp_judge.py).  The timeout grows with the
 # large-data tests' bytes (stages/acvp.py).
-ACVP_BOOT = {"name": "acvp", "mode": "acvp", "append": "kunit.enable=0", "timeout": 600,
-             "expect": "end", "kunit": False,
-             "title": "ACVP: the DRBGs through their test interface, SHA3-256 through "
-                      "AF_ALG"}
+ACVP_BOOT = {"name": "acvp", "mode": "acvp", "append": "kunit.enable=0 conform.kcapi=1",
+             "timeout": 600, "expect": "end", "kunit": False,
+             "title": "ACVP: the DRBGs through their test interface and libkcapi, "
+                      "SHA3-256 through AF_ALG"}
 
 # make stress (harness/stages/stress.py; not part of make check): the debug
 # kernel at large figures, each a parameter of the verb and so of the boot's

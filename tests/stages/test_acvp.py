@@ -175,6 +175,18 @@ class VerbTest(unittest.TestCase):
             acvp.find_sets(self.vec)
         self.assertIn("a second vector set named 'hashDRBG-1.0'", str(cm.exception.code))
 
+    def test_a_libkcapi_answer_unlike_the_debugfs_one_fails(self):
+        def boot(pack, meta, workdir, accel):
+            info, checks, recs = guest()(pack, meta, workdir, accel)
+            k = next(r for r in recs if r.get("type") == "acvp_kcapi" and "out" in r)
+            k["out"] = ("0" if k["out"][0] != "0" else "1") + k["out"][1:]
+            return info, checks, recs
+        self.assertEqual(self.run_with(boot), 1)
+        rep = load(self.out, "report.json")
+        c = next(c for c in rep["checks"] if c["id"] == "acvp.kcapi")
+        self.assertEqual(c["status"], "fail")
+        self.assertIn("differs from the debugfs interface's", c["reason"])
+
     def test_the_book_shows_the_runs_numbers(self):
         self.assertEqual(self.run_with(guest()), 0)
         top = os.path.join(self.tmp, "top")
@@ -188,6 +200,11 @@ class VerbTest(unittest.TestCase):
                           f"({s['groups_answered']}) | {s['test_cases']:,} | "
                           f"{s['claimed']:,} | {s['answered']:,} | "
                           f"{s['not_applicable']:,} |", md)
+        k = summ["kcapi"]
+        self.assertEqual(k["status"], "pass")
+        self.assertGreater(k["answered"], 0)
+        self.assertIn(f"{k['answered']:,} of {k['test_cases']:,} answered", md)
+        self.assertIn("Check `acvp.kcapi` passed", md)
         os.unlink(os.path.join(top, "build", "acvp", "summary.json"))
         md, notes = book_acvp.render({"top": top, "esc": esc, "code": code})
         self.assertIn("does not exist", notes[0])
