@@ -80,6 +80,40 @@ def reasons(ctx, sets):
             + out + [""]) if out else []
 
 
+def kcapi_part(ctx, k):
+    """The DRBG test cases again through libkcapi (check acvp.kcapi)."""
+    if not k:
+        return ["This run did not send the DRBG test cases through libkcapi.", ""]
+    esc = ctx["esc"]
+    why = "; ".join(f"{n:,} {esc(r.replace('_', ' '))}" for r, n in sorted(
+        (key[len("beyond_"):], v) for key, v in k.items()
+        if key.startswith("beyond_") and v))
+    head = ["## Through libkcapi", "",
+            "The same boot ran each claimed DRBG test case a second time through "
+            "libkcapi and the stock `AF_ALG` CAVP interface "
+            "([A second client](#cavs-libkcapi)). "]
+    if not k["answered"]:
+        verdict = {"skip": "was skipped", "pass": "passed"}.get(k["status"],
+                                                                 "**failed**")
+        return [head[0], "", "The same boot offered each claimed DRBG test case to "
+                "libkcapi and the stock `AF_ALG` CAVP interface too "
+                "([A second client](#cavs-libkcapi)).  "
+                f"None of the {k['test_cases']:,} test cases could go through that "
+                f"interface ({why or 'no reason given'}), so nothing was compared: "
+                f"check `acvp.kcapi` {verdict}.  The CAVS records it can carry are "
+                "answered in the CAVS boot.", ""]
+    verdict = {"pass": "passed", "skip": "was skipped"}.get(k["status"], "**failed**")
+    if k["status"] != "pass" and k.get("reason"):
+        verdict += f": {esc(k['reason'])}"
+    return [head[0], "", head[2] +
+            f"{k['answered']:,} of {k['test_cases']:,} answered, "
+            f"{k['same_debugfs']:,} equal to the debugfs interface's answer, "
+            f"{k['same_expected']:,} of the {k['with_expected']:,} with an expected "
+            f"result equal to it; {k['beyond']:,} beyond what that interface carries"
+            + (f" ({why})" if why else "") +
+            f", in {k['seconds']} s.  Check `acvp.kcapi` {verdict}.", ""]
+
+
 def render(ctx):
     path = os.path.join(ctx["top"], DATA)
     if not os.path.exists(path):
@@ -112,6 +146,7 @@ def render(ctx):
               f"messages {t['hash_s']} s, the Monte Carlo test {t['mct_s']} s, the large "
               f"messages ({d['ldt_bytes']:,} bytes) {t['ldt_s']} s; the host model "
               f"took {t['model_s']} s.", ""]
+    lines += kcapi_part(ctx, d.get("kcapi"))
     notes = [] if c["failed"] == 0 else [f"acvp: the last run has {c['failed']} "
                                          "failed check(s)"]
     return "\n".join(lines), notes
