@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * SHA3-256 (FIPS 202) with an incremental interface, for the user-space
- * hosts of the entropy collectors (conformance/entropy/): the one-shot hash
- * our core asks for, and the init/update/final hash state 6.1's core keeps
- * between time stamps.  Compiled with -O2, as the kernel compiles
- * crypto/sha3_generic.c.  The Jitter RNG's host test driver
- * (conformance/jitter/shim.c) hashes with it too, at the driver's -O0.
+ * SHA3-256 (FIPS 202) with an incremental interface, for the host of 6.1's
+ * core (pristine_host.c): the init/update/final hash state it keeps
+ * between time stamps, hashed inside its timed region as the kernel's
+ * crypto/sha3_generic.c is, so plain C with nothing allocated; compiled
+ * with -O2, as the kernel compiles sha3_generic.c.  The i386 build of the
+ * Jitter RNG's host test driver (conformance/jitter/shim.c, SHIM_OWN_SHA3)
+ * hashes with it too, at the driver's -O0: Debian has no 32-bit libcrypto
+ * without the i386 architecture.  The rest of the host side hashes with
+ * OpenSSL's libcrypto.
  */
 #ifndef ENTROPY_SHA3_H
 #define ENTROPY_SHA3_H

@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The user-space entropy collectors of make entropy: build them, run them.
 
-Two programs, made the same way from conformance/entropy/ (collect.c,
-sha3.c and zalloc.c at -O2; see collect.h):
+Two programs, made the same way from conformance/entropy/ (collect.c and
+zalloc.c at -O2; see collect.h):
 
   ours-user      tangled/jitterentropy.c with
                  CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE; its host
-                 ours_host.c (-O2)
+                 ours_host.c (-O2), which hashes with OpenSSL's libcrypto
+                 (no recorded delta times that hash)
   pristine-user  6.1's crypto/jitterentropy.c, unmodified, taken from the
                  tag 'pristine' of the kernel cache's tree into
                  build/entropy/pristine-src/ (never into the repository),
-                 against include/linux/fips.h; its host pristine_host.c (-O2)
+                 against include/linux/fips.h; its host pristine_host.c
+                 and the book's Keccak sha3.c (-O2), which 6.1 times with
+                 its noise, so no allocation and no assembly there
 
 Both cores are compiled with the code-generation options of the test
 kernel's own crypto/jitterentropy.o, read from kbuild's record of the
@@ -147,7 +150,6 @@ def build(source, bindir, pristine_dir=None, kernel_cmd=None):
         _gcc(args + ["-c", "-o", out], what)
         objs.append(out)
     obj("collect", HOST_CFLAGS + [os.path.join(edir, "collect.c")], "collect.c")
-    obj("sha3", HOST_CFLAGS + [os.path.join(edir, "sha3.c")], "sha3.c")
     obj("zalloc", HOST_CFLAGS + [os.path.join(edir, "zalloc.c")], "zalloc.c")
     obj("thunks", [os.path.join(edir, "thunks.S")], "thunks.S")
     if source == "ours-user":
@@ -158,6 +160,7 @@ def build(source, bindir, pristine_dir=None, kernel_cmd=None):
             "tangled/jitterentropy.c")
         obj("host", HOST_CFLAGS + [flag, "-I", tangled, "-I", edir,
                                    os.path.join(edir, "ours_host.c")], "ours_host.c")
+        libs = ["-lcrypto"]
     elif source == "pristine-user":
         # 6.1's file as it is: no -Werror on code that is not ours.
         obj("core", core_flags + ["-I", os.path.join(edir, "include"),
@@ -165,10 +168,12 @@ def build(source, bindir, pristine_dir=None, kernel_cmd=None):
             "6.1's crypto/jitterentropy.c")
         obj("host", HOST_CFLAGS + ["-I", edir, os.path.join(edir, "pristine_host.c")],
             "pristine_host.c")
+        obj("sha3", HOST_CFLAGS + [os.path.join(edir, "sha3.c")], "sha3.c")
+        libs = []
     else:
         raise ValueError(source)
     exe = os.path.join(bindir, f"collect-{source}")
-    _gcc(objs + ["-no-pie", "-o", exe], f"the {source} collector")
+    _gcc(objs + ["-no-pie", "-o", exe] + libs, f"the {source} collector")
     return exe
 
 

@@ -64,7 +64,8 @@ class CollectTest(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_sha3_matches_hashlib(self):
-        """The collectors' SHA3-256, one-shot and fed in pieces."""
+        """pristine-user's SHA3-256 (sha3.c, also the i386 driver's), one-shot
+        and fed in pieces."""
         edir = config.top(ec.EDIR)
         src = os.path.join(self.tmp, "t.c")
         with open(src, "w") as f:
