@@ -27,7 +27,6 @@ anything else, so that nothing else loads the CPU while they time it.
 """
 
 import datetime
-import json
 import os
 import platform
 import shutil
