@@ -78,8 +78,8 @@ def collect_user(name, args, sdir):
     if name == "pristine-user":
         version, src = kcache.ensure_pristine()
         pdir = ec.pristine_sources(src, os.path.join(OUT, "pristine-src"))
-    cmd = ec.kernel_cmd()
-    exe = ec.build(ec.base_of(name), bindir, pdir, kernel_cmd=cmd)
+    cmd, hcmd = ec.kernel_cmd(), ec.sha3_cmd()
+    exe = ec.build(ec.base_of(name), bindir, pdir, kernel_cmd=cmd, sha3_cmd=hcmd)
     flags, differs = ec.kernel_object_flags(cmd)
     n = seq_samples(name, args)
     say(f"{name}: {n:,} consecutive raw samples, then {args.restarts} restarts x "
@@ -97,6 +97,12 @@ def collect_user(name, args, sdir):
                 cpu_model=proc.cpu_model(),
                 core_flags={"from": config.display(cmd), "applied": flags,
                             "differs": [{"flag": f, "how": h} for f, h in differs]})
+    if name == "pristine-user":
+        # 6.1's sha3_generic.c, which its core times, with its own object's options
+        hflags, hdiffers = ec.kernel_object_flags(hcmd)
+        meta["hash_flags"] = {"from": config.display(hcmd),
+                              "applied": hflags + ec.kconfig_macros(hflags),
+                              "differs": [{"flag": f, "how": h} for f, h in hdiffers]}
     say(f"{name}: collected in {meta['wall_total_s']} s")
     return meta
 

@@ -23,6 +23,18 @@ from harness.judges import jitter_model as model
 # kbuild's record of the test kernel's crypto/jitterentropy.o (its source
 # tree's path replaced by SRC), as make kernel leaves it.
 CMD = os.path.join(config.TOP, "tests/data/jitterentropy.o.cmd")
+# The same for crypto/sha3_generic.o, 6.1's SHA-3, which pristine-user
+# hashes with.
+SHA3_CMD = os.path.join(config.TOP, "tests/data/sha3_generic.o.cmd")
+
+
+def keccak_round(obj):
+    """The instructions of sha3_generic.c's keccakf_round() in obj, without
+    their addresses."""
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj], capture_output=True,
+                         text=True, check=True).stdout
+    body = dis.split("<keccakf_round>:\n", 1)[1].split("\n\n", 1)[0]
+    return [ln.split(":", 1)[1].strip() for ln in body.splitlines() if ":" in ln]
 
 
 class KernelFlagsTest(unittest.TestCase):
@@ -40,6 +52,19 @@ class KernelFlagsTest(unittest.TestCase):
         self.assertEqual([d[0] for d in differs],
                          ["-mcmodel=kernel", "-mindirect-branch=thunk-extern",
                           "-mfunction-return=thunk-extern"])
+
+    def test_code_options_of_sha3_generic(self):
+        """6.1's SHA-3 gets the options of the kernel's sha3_generic.o: -O2
+        (no CFLAGS_ of its own), and CONFIG_64BIT as autoconf.h has it."""
+        flags, differs = ec.kernel_object_flags(SHA3_CMD)
+        self.assertEqual(flags[flags.index("-fno-allow-store-data-races") - 1], "-O2")
+        self.assertNotIn("-O0", flags)
+        for f in ("-mno-red-zone", "-mno-sse", "-ftrivial-auto-var-init=zero",
+                  "-fstack-protector-strong", "-m64"):
+            self.assertIn(f, flags)
+        self.assertNotIn("-mcmodel=kernel", flags)
+        self.assertEqual(ec.kconfig_macros(flags), ["-DCONFIG_64BIT=1"])
+        self.assertEqual(ec.kconfig_macros(["-m32", "-O2"]), [])
 
     def test_a_bad_record_is_named(self):
         d = tempfile.mkdtemp()
@@ -112,7 +137,9 @@ class CollectTest(unittest.TestCase):
         self.assertEqual(meta["restart"]["restarts"], 3)
 
     def test_pristine_builds_unmodified_and_runs(self):
-        """6.1's file from the kernel cache's tag 'pristine', as it is."""
+        """6.1's files from the kernel cache's tag 'pristine', as they are:
+        its core, and its SHA-3, which passes FIPS 202's known answers at
+        start-up (the collector refuses to run otherwise)."""
         version = kcache.installed_version()
         src = os.path.join(kcache.tree_dir(version or "?"), "src")
         if not version or not kcache.import_stamp(version) or not os.path.isdir(src):
@@ -125,7 +152,21 @@ class CollectTest(unittest.TestCase):
                               capture_output=True, check=True).stdout
         self.assertEqual(text, blob)
         self.assertIn(b"jitterentropy library\n * version 3.4.0", text)
-        exe = ec.build("pristine-user", os.path.join(self.tmp, "bin"), pdir, kernel_cmd=CMD)
+        for path, dest in (("crypto/sha3_generic.c", "sha3_generic.c"),
+                           ("include/crypto/sha3.h", "include/crypto/sha3.h")):
+            with open(os.path.join(pdir, dest), "rb") as f:
+                self.assertEqual(f.read(), subprocess.run(
+                    ["git", "-C", src, "show", f"pristine:{path}"],
+                    capture_output=True, check=True).stdout)
+        exe = ec.build("pristine-user", os.path.join(self.tmp, "bin"), pdir, kernel_cmd=CMD,
+                       sha3_cmd=SHA3_CMD)
+        kobj = os.path.join(kcache.tree_dir(version), "build-test/crypto/sha3_generic.o")
+        if os.path.exists(kobj):
+            # the fixture is this kernel's record: the Keccak round the
+            # collector times is the kernel object's, instruction for instruction
+            self.assertEqual(keccak_round(os.path.join(self.tmp, "bin",
+                                                       "pristine-user-sha3.o")),
+                             keccak_round(kobj))
         out = os.path.join(self.tmp, "pristine")
         meta = ec.run(exe, out, 5000, 2, 1000)
         self.assertEqual(meta["source"], "pristine-user")
