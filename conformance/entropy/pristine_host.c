@@ -47,9 +47,15 @@ void jent_get_nstime(__u64 *out)
 	*out = collect_clock();
 }
 
-/* 6.1's jent_hash_time(): hash_loop_cnt hashes of an intermediary buffer
- * and the additional data, then the time delta into the pool's state
- * unless it was stuck. */
+/*
+ * 6.1's jent_hash_time(): hash_loop_cnt hashes, each of the intermediary
+ * buffer and the additional data (crypto_shash_init, _update, then
+ * _finup(addtl), which for sha3_generic is update and final), in a state of
+ * its own on the stack; the last intermediary goes into that state too,
+ * which is then wiped (it only keeps the compiler from dropping the loop).
+ * The pool's state receives the time delta alone, and only when it was
+ * not stuck.
+ */
 int jent_hash_time(void *hash_state, __u64 time, u8 *addtl,
 		   unsigned int addtl_len, __u64 hash_loop_cnt,
 		   unsigned int stuck)
@@ -67,10 +73,10 @@ int jent_hash_time(void *hash_state, __u64 time, u8 *addtl,
 	for (j = 0; j < hash_loop_cnt; j++) {
 		crypto_sha3_init(desc);
 		crypto_sha3_update(desc, intermediary, sizeof(intermediary));
-		crypto_sha3_update(desc, addtl, addtl_len);
+		crypto_sha3_update(desc, addtl, addtl_len);	/* finup: */
 		crypto_sha3_final(desc, intermediary);
 	}
-	crypto_sha3_update(hash_state_desc, intermediary, sizeof(intermediary));
+	crypto_sha3_update(desc, intermediary, sizeof(intermediary));
 	if (!stuck)
 		crypto_sha3_update(hash_state_desc, (u8 *)&time, sizeof(time));
 	shash_desc_zero(desc);

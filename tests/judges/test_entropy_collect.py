@@ -78,6 +78,135 @@ class KernelFlagsTest(unittest.TestCase):
             ec.kernel_object_flags(os.path.join(d, "missing.cmd"))
 
 
+# A stand-in for 6.1's include/crypto/sha3.h (the real one is in the
+# kernel cache, which host tests do not need): a state that counts.
+FAKE_SHA3_H = """\
+#define SHA3_256_DIGEST_SIZE 32
+struct sha3_state {
+	u64 bytes;
+};
+int crypto_sha3_init(struct shash_desc *desc);
+int crypto_sha3_update(struct shash_desc *desc, const u8 *data, unsigned int len);
+int crypto_sha3_final(struct shash_desc *desc, u8 *out);
+"""
+
+# A counting fake of 6.1's SHA-3 and of its core, around pristine_host.c:
+# "count" prints what one jent_hash_time() call gives the pool's state and
+# the other states, not stuck then stuck; "startup" runs the start-up,
+# whose known-answer test this hash (all zeros) fails.
+FAKE_C = r"""
+#include "collect.h"
+#include <crypto/internal/hash.h>
+#include <crypto/sha3.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct shash_desc *pool;
+static u64 other_bytes, other_inits, other_finals;
+
+int crypto_sha3_init(struct shash_desc *desc)
+{
+	((struct sha3_state *)shash_desc_ctx(desc))->bytes = 0;
+	other_inits += desc != pool;
+	return 0;
+}
+
+int crypto_sha3_update(struct shash_desc *desc, const u8 *data, unsigned int len)
+{
+	(void)data;
+	((struct sha3_state *)shash_desc_ctx(desc))->bytes += len;
+	if (desc != pool)
+		other_bytes += len;
+	return 0;
+}
+
+int crypto_sha3_final(struct shash_desc *desc, u8 *out)
+{
+	memset(out, 0, SHA3_256_DIGEST_SIZE);
+	((struct sha3_state *)shash_desc_ctx(desc))->bytes = 0;
+	other_finals += desc != pool;
+	return 0;
+}
+
+int jent_entropy_init(void *hash_state) { (void)hash_state; return 0; }
+int jent_read_entropy(void *ec, unsigned char *d, unsigned int n)
+{ (void)ec; (void)d; (void)n; return 0; }
+void *jent_entropy_collector_alloc(unsigned int osr, unsigned int flags, void *h)
+{ (void)osr; (void)flags; pool = h; return &pool; }
+void jent_entropy_collector_free(void *ec) { (void)ec; }
+unsigned long long collect_clock(void) { return 0; }
+void collect_sample(unsigned long long delta) { (void)delta; }
+
+int jent_hash_time(void *hash_state, __u64 time, u8 *addtl, unsigned int addtl_len,
+		   __u64 hash_loop_cnt, unsigned int stuck);
+
+int main(int argc, char **argv)
+{
+	u64 addtl = 0x0123456789abcdefULL;
+	unsigned int stuck;
+
+	if (argc > 1 && !strcmp(argv[1], "startup"))
+		return source_startup();
+	if (!source_alloc())
+		return 2;
+	for (stuck = 0; stuck < 2; stuck++) {
+		u64 before = ((struct sha3_state *)shash_desc_ctx(pool))->bytes;
+
+		other_bytes = other_inits = other_finals = 0;
+		jent_hash_time(pool, 42, (u8 *)&addtl, sizeof(addtl), 8, stuck);
+		printf("%llu %llu %llu %llu\n",
+		       ((struct sha3_state *)shash_desc_ctx(pool))->bytes - before,
+		       other_bytes, other_inits, other_finals);
+	}
+	return 0;
+}
+"""
+
+
+class PristineHostTest(unittest.TestCase):
+    """pristine_host.c is 6.1's glue: built against a counting fake of the
+    hash and of the core, without the kernel cache."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="pristine-host-")
+        edir = config.top(ec.EDIR)
+        os.makedirs(os.path.join(cls.tmp, "include/crypto"))
+        with open(os.path.join(cls.tmp, "include/crypto/sha3.h"), "w") as f:
+            f.write(FAKE_SHA3_H)
+        with open(os.path.join(cls.tmp, "fake.c"), "w") as f:
+            f.write(FAKE_C)
+        cls.exe = os.path.join(cls.tmp, "host")
+        inc = ["-I", edir, "-I", os.path.join(edir, "include"),
+               "-I", os.path.join(cls.tmp, "include")]
+        subprocess.run(["gcc"] + ec.HOST_CFLAGS + inc +
+                       ["-o", cls.exe, os.path.join(edir, "pristine_host.c"),
+                        os.path.join(cls.tmp, "fake.c")], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_jent_hash_time_feeds_the_pool_as_6_1(self):
+        """6.1's jent_hash_time(): eight hashes of intermediary and addtl in
+        a local state, the intermediary into that local state, which is
+        thrown away; the pool's state gets the 8 bytes of the time stamp
+        when it is not stuck, nothing when it is."""
+        out = subprocess.run([self.exe], capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+        local = [8 * (32 + 8) + 32, 8, 8]     # bytes, inits, finals
+        self.assertEqual(out[0].split(), [str(n) for n in [8] + local])
+        self.assertEqual(out[1].split(), [str(n) for n in [0] + local])
+
+    def test_a_hash_that_is_not_sha3_refuses_to_collect(self):
+        r = subprocess.run([self.exe, "startup"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(len(r.stderr.splitlines()), 1)
+        self.assertRegex(r.stderr, r'^collect: pristine-user: the hash is not SHA3-256: '
+                         r'SHA3-256\("abc"\) gave 0{64}, FIPS 202 says 3a985da7.*; '
+                         r'not collecting\n$')
+
+
 class CollectTest(unittest.TestCase):
 
     @classmethod
