@@ -222,9 +222,8 @@ void jent_zfree(void *ptr)
  *
  * OpenSSL's libcrypto on x86-64.  Debian's 32-bit toolchain (gcc-multilib)
  * has a 32-bit libc but no 32-bit libcrypto, so the i386 driver is built
- * with SHIM_OWN_SHA3 and the pristine-user collector's Keccak
- * (conformance/entropy/sha3.c).  Both are checked against hashlib through
- * the driver's "sha3" command.
+ * with SHIM_OWN_SHA3 and the small Keccak beside this file (sha3.c).  Both
+ * are checked against hashlib through the driver's "sha3" command.
  */
 
 void shim_sha3_256(const u8 *in, size_t len, u8 out[32])

@@ -21,9 +21,10 @@ from harness.judges.jitter_replay import timer_lines  # the figures' encoder
 JDIR = config.top("conformance/jitter")
 EDIR = config.top("conformance/entropy")     # zalloc.c, shared with the collectors
 # The driver's SHA3-256 (shim.c): OpenSSL's libcrypto on x86-64; the
-# book's Keccak on i386, where Debian's gcc-multilib has no libcrypto.
+# book's small Keccak (sha3.c beside the driver) on i386, where Debian's
+# gcc-multilib has no libcrypto.
 SHA3 = {"64": ["-lcrypto"],
-        "32": ["-DSHIM_OWN_SHA3", os.path.join(EDIR, "sha3.c")]}
+        "32": ["-DSHIM_OWN_SHA3", os.path.join(JDIR, "sha3.c")]}
 # The core's directory: tangled/, or the directory make mutants puts a
 # mutant of the core in (harness/stages/kmutants_host.py).
 TANGLED = os.environ.get("JENT_CORE_DIR") or config.top("tangled")
