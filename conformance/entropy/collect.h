@@ -4,8 +4,10 @@
  * entropy.py): one program per noise source, each made of the source's
  * core compiled exactly as the kernel compiles it (-O0), a host for it
  * (time stamps from the CPU's cycle counter, memory, SHA3-256: -O2, as
- * the kernel's glue), an adapter below, and collect.c, which records the
- * raw samples and writes them out.
+ * the kernel's glue; the hash is OpenSSL's for ours, 6.1's own
+ * crypto/sha3_generic.c, compiled as the kernel compiles it, for 6.1's),
+ * an adapter below, and collect.c, which records the raw samples and
+ * writes them out.
  */
 #ifndef ENTROPY_COLLECT_H
 #define ENTROPY_COLLECT_H

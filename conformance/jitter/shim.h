@@ -28,7 +28,7 @@ size_t shim_recorded(const unsigned long long **stamps);
 void shim_alloc_fail_at(unsigned int n);
 unsigned int shim_alloc_live(void);
 
-/* Keccak-based SHA3-256, and a handle that makes it fail. */
+/* SHA3-256 (see shim.c), and a handle that makes it fail. */
 void shim_sha3_256(const unsigned char *in, size_t len, unsigned char out[32]);
 extern int shim_hash_fails;
 

@@ -42,8 +42,7 @@ COMMON = ("tangled/patches", "conformance/guest", "conformance/kconfig",
 # (kmutants_host.py): its tests, their driver and what it is built from.
 HOST_JUDGE = ("tests/judges/jitter_driver.py", "tests/judges/test_jitter.py",
               "tests/judges/test_jitter_health.py", "tests/judges/test_jitter_lag.py",
-              "conformance/jitter", "conformance/entropy/sha3.c",
-              "conformance/entropy/sha3.h", "conformance/entropy/zalloc.c",
+              "conformance/jitter", "conformance/entropy/zalloc.c",
               "conformance/entropy/zalloc.h")
 # The entropy run: the samples depend on the series, the core, the guest,
 # the kernel fragments and the collectors; the verdicts on the assessor

@@ -1,21 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The user-space entropy collectors of make entropy: build them, run them.
 
-Two programs, made the same way from conformance/entropy/ (collect.c,
-sha3.c and zalloc.c at -O2; see collect.h):
+Two programs, made the same way from conformance/entropy/ (collect.c and
+zalloc.c at -O2; see collect.h):
 
   ours-user      tangled/jitterentropy.c with
                  CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE; its host
-                 ours_host.c (-O2)
+                 ours_host.c (-O2), which hashes with OpenSSL's libcrypto
+                 (no recorded delta times that hash)
   pristine-user  6.1's crypto/jitterentropy.c, unmodified, taken from the
                  tag 'pristine' of the kernel cache's tree into
                  build/entropy/pristine-src/ (never into the repository),
-                 against include/linux/fips.h; its host pristine_host.c (-O2)
+                 against include/linux/fips.h; its host pristine_host.c
+                 (-O2, 6.1's glue), which hashes with 6.1's own
+                 crypto/sha3_generic.c and include/crypto/sha3.h, taken
+                 from the same tag: 6.1 times that hash with its noise
 
 Both cores are compiled with the code-generation options of the test
 kernel's own crypto/jitterentropy.o, read from kbuild's record of the
 command (crypto/.jitterentropy.o.cmd): every option that says how code is
-made, where it applies in user space (kernel_object_flags()).  What does
+made, where it applies in user space (kernel_object_flags()); 6.1's
+sha3_generic.c likewise with those of crypto/sha3_generic.o
+(crypto/.sha3_generic.o.cmd), against the small headers of
+conformance/entropy/include/ that stand in for the kernel's.  What does
 not apply, or applies differently, is listed with the reason (DIFFERS),
 and the book prints the list.
 
@@ -35,6 +42,7 @@ HOST_CFLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
                "-mincoming-stack-boundary=3"]     # the core keeps 8-byte alignment
 CORE_WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 KERNEL_CMD = "crypto/.jitterentropy.o.cmd"     # in the test kernel's build directory
+SHA3_CMD = "crypto/.sha3_generic.o.cmd"        # the same, for 6.1's SHA-3
 # Code-generation options of the kernel object that the user-space core
 # cannot have as they are, and why; thunk options are kept, with thunks of
 # conformance/entropy/thunks.S.
@@ -50,7 +58,12 @@ DIFFERS = {
 }
 DROPPED = {"-mcmodel=kernel"}
 SOURCES = ("ours-user", "pristine-user")
-PRISTINE_FILES = ("crypto/jitterentropy.c", "crypto/jitterentropy.h")
+# 6.1's files the pristine-user collector is made of, and where
+# pristine_sources() puts each (include/ is on the include path).
+PRISTINE_FILES = {"crypto/jitterentropy.c": "jitterentropy.c",
+                  "crypto/jitterentropy.h": "jitterentropy.h",
+                  "crypto/sha3_generic.c": "sha3_generic.c",
+                  "include/crypto/sha3.h": "include/crypto/sha3.h"}
 
 
 class CollectError(RuntimeError):
@@ -110,33 +123,49 @@ def kernel_object_flags(cmd_path):
     return [t for t in out if t not in DROPPED], differs
 
 
-def kernel_cmd():
-    """kbuild's record of the command that compiled the test kernel's
-    crypto/jitterentropy.o, in the kernel cache."""
+def kernel_cmd(record=KERNEL_CMD):
+    """kbuild's record of the command that compiled an object of the test
+    kernel (record: crypto/jitterentropy.o's by default), in the kernel
+    cache."""
     from ..base import kcache
     version, _ = kcache.ensure_pristine()
-    return os.path.join(kcache.tree_dir(version), "build-test", KERNEL_CMD)
+    return os.path.join(kcache.tree_dir(version), "build-test", record)
+
+
+def sha3_cmd():
+    """kbuild's record of the command that compiled the test kernel's
+    crypto/sha3_generic.o, in the kernel cache."""
+    return kernel_cmd(SHA3_CMD)
 
 
 def pristine_sources(src, outdir):
-    """6.1's jitterentropy.c and .h from the tag 'pristine' of src, written
-    into outdir; their directory."""
-    os.makedirs(outdir, exist_ok=True)
-    for path in PRISTINE_FILES:
+    """6.1's files of PRISTINE_FILES from the tag 'pristine' of src, written
+    into outdir as that says; their directory."""
+    for path, dest in PRISTINE_FILES.items():
         r = subprocess.run(["git", "-C", src, "show", f"pristine:{path}"],
                            capture_output=True)
         if r.returncode:
             raise CollectError(f"{src}: no {path} at the tag 'pristine': "
                                f"{r.stderr.decode(errors='replace').strip()[:200]}")
-        with open(os.path.join(outdir, os.path.basename(path)), "wb") as f:
+        out = os.path.join(outdir, dest)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "wb") as f:
             f.write(r.stdout)
     return outdir
 
 
-def build(source, bindir, pristine_dir=None, kernel_cmd=None):
+def kconfig_macros(flags):
+    """The kernel options a kernel source tests that its .cmd record does
+    not carry (kbuild includes autoconf.h in every file): CONFIG_64BIT,
+    which sha3_generic.c reads to inline its round, for a -m64 object."""
+    return ["-DCONFIG_64BIT=1"] if "-m64" in flags else []
+
+
+def build(source, bindir, pristine_dir=None, kernel_cmd=None, sha3_cmd=None):
     """Compile the collector of source into bindir, its core with the code
-    options of the kernel object whose command record is kernel_cmd; its
-    path."""
+    options of the kernel object whose command record is kernel_cmd, and
+    (pristine-user) 6.1's sha3_generic.c with those of the object whose
+    record is sha3_cmd; its path."""
     core_flags, _ = kernel_object_flags(kernel_cmd or globals()["kernel_cmd"]())
     os.makedirs(bindir, exist_ok=True)
     edir = config.top(EDIR)
@@ -147,7 +176,6 @@ def build(source, bindir, pristine_dir=None, kernel_cmd=None):
         _gcc(args + ["-c", "-o", out], what)
         objs.append(out)
     obj("collect", HOST_CFLAGS + [os.path.join(edir, "collect.c")], "collect.c")
-    obj("sha3", HOST_CFLAGS + [os.path.join(edir, "sha3.c")], "sha3.c")
     obj("zalloc", HOST_CFLAGS + [os.path.join(edir, "zalloc.c")], "zalloc.c")
     obj("thunks", [os.path.join(edir, "thunks.S")], "thunks.S")
     if source == "ours-user":
@@ -158,17 +186,23 @@ def build(source, bindir, pristine_dir=None, kernel_cmd=None):
             "tangled/jitterentropy.c")
         obj("host", HOST_CFLAGS + [flag, "-I", tangled, "-I", edir,
                                    os.path.join(edir, "ours_host.c")], "ours_host.c")
+        libs = ["-lcrypto"]
     elif source == "pristine-user":
         # 6.1's file as it is: no -Werror on code that is not ours.
-        obj("core", core_flags + ["-I", os.path.join(edir, "include"),
-                                  os.path.join(pristine_dir, "jitterentropy.c")],
+        shims = ["-I", os.path.join(edir, "include"),
+                 "-I", os.path.join(pristine_dir, "include")]
+        obj("core", core_flags + shims + [os.path.join(pristine_dir, "jitterentropy.c")],
             "6.1's crypto/jitterentropy.c")
-        obj("host", HOST_CFLAGS + ["-I", edir, os.path.join(edir, "pristine_host.c")],
-            "pristine_host.c")
+        hash_flags, _ = kernel_object_flags(sha3_cmd or globals()["sha3_cmd"]())
+        obj("sha3", hash_flags + kconfig_macros(hash_flags) + shims +
+            [os.path.join(pristine_dir, "sha3_generic.c")], "6.1's crypto/sha3_generic.c")
+        obj("host", HOST_CFLAGS + ["-I", edir] + shims +
+            [os.path.join(edir, "pristine_host.c")], "pristine_host.c")
+        libs = []
     else:
         raise ValueError(source)
     exe = os.path.join(bindir, f"collect-{source}")
-    _gcc(objs + ["-no-pie", "-o", exe], f"the {source} collector")
+    _gcc(objs + ["-no-pie", "-o", exe] + libs, f"the {source} collector")
     return exe
 
 

@@ -27,7 +27,6 @@ anything else, so that nothing else loads the CPU while they time it.
 """
 
 import datetime
-import json
 import os
 import platform
 import shutil
@@ -79,8 +78,8 @@ def collect_user(name, args, sdir):
     if name == "pristine-user":
         version, src = kcache.ensure_pristine()
         pdir = ec.pristine_sources(src, os.path.join(OUT, "pristine-src"))
-    cmd = ec.kernel_cmd()
-    exe = ec.build(ec.base_of(name), bindir, pdir, kernel_cmd=cmd)
+    cmd, hcmd = ec.kernel_cmd(), ec.sha3_cmd()
+    exe = ec.build(ec.base_of(name), bindir, pdir, kernel_cmd=cmd, sha3_cmd=hcmd)
     flags, differs = ec.kernel_object_flags(cmd)
     n = seq_samples(name, args)
     say(f"{name}: {n:,} consecutive raw samples, then {args.restarts} restarts x "
@@ -98,6 +97,12 @@ def collect_user(name, args, sdir):
                 cpu_model=proc.cpu_model(),
                 core_flags={"from": config.display(cmd), "applied": flags,
                             "differs": [{"flag": f, "how": h} for f, h in differs]})
+    if name == "pristine-user":
+        # 6.1's sha3_generic.c, which its core times, with its own object's options
+        hflags, hdiffers = ec.kernel_object_flags(hcmd)
+        meta["hash_flags"] = {"from": config.display(hcmd),
+                              "applied": hflags + ec.kconfig_macros(hflags),
+                              "differs": [{"flag": f, "how": h} for f, h in hdiffers]}
     say(f"{name}: collected in {meta['wall_total_s']} s")
     return meta
 
@@ -113,20 +118,14 @@ def kernel_image():
 
 
 def kernel_boot(img, rd, append, bdir, args, timeout, names):
-    """One boot of the test kernel in mode "entropy"; its parts split into
-    bdir (split_data); (the boot, its results, its parts)."""
+    """One boot of the test kernel in mode "entropy"; its parts names
+    written into bdir (OUTS); (the boot, its results, its parts)."""
     data = os.path.join(bdir, "data.bin")
     b = qemu.boot("entropy", img, rd, append, bdir, timeout, accel=args.accel, data=data)
-    recs = records.read(b.results)
-    if b.outcome != "end":
-        raise ec.CollectError(f"{bdir}: the entropy boot ended with {b.outcome}: "
-                              f"{b.detail[:300]}")
-    parts = {r.get("part"): r for r in recs if r.get("type") == "entropy-part"}
-    bad = next((r for r in recs if r.get("type") == "check" and r.get("status") != "pass"),
-               None)
-    if bad:
-        raise ec.CollectError(f"{bdir}: {bad.get('id')}: {bad.get('reason')}")
-    split_data(data, parts, bdir, names)
+    recs, parts, pieces = boot_parts(b, bdir, data, names)
+    for name, chunk in pieces.items():
+        with open(os.path.join(bdir, OUTS[name]), "wb") as f:
+            f.write(chunk)
     return b, recs, parts
 
 
@@ -181,26 +180,53 @@ def collect_kernel(args, sdir):
 OUTS = {"seq": "deltas.bin", "restart": "restart-deltas.bin"}
 
 
-def split_data(path, parts, sdir, names=("seq", "restart")):
-    """The data channel holds the parts names, in that order (the seq part,
-    then the restart part); each must have its announced size and FNV-1a
-    hash, and is written to its file in sdir (OUTS)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    off = 0
-    for name, out in ((n, OUTS[n]) for n in names):
-        p = parts.get(name)
-        if not p or not p.get("ok"):
+def boot_parts(b, bdir, path, names=None, refused=None):
+    """What an entropy boot b (qemu.boot() or uml.boot(), its directory
+    bdir) sent: (its results, its "entropy-part" records by name, the data
+    of each part by name).  The boot must have ended and every guest check
+    passed (a failure whose reason starts with refused raises
+    SourceRefused); the data channel at path holds the parts names in that
+    order (None: those the guest announced, in entropy_uml.PARTS order),
+    each announced, of its announced size and FNV-1a hash (verified_parts)."""
+    if b.outcome != "end":
+        raise ec.CollectError(f"{bdir}: the entropy boot ended with {b.outcome}: "
+                              f"{b.detail[:300]}")
+    recs = records.read(b.results)
+    bad = next((r for r in recs if r.get("type") == "check" and r.get("status") != "pass"),
+               None)
+    if bad and refused and str(bad.get("reason", "")).startswith(refused):
+        raise ec.SourceRefused(f"{bdir}: {bad.get('reason')}")
+    if bad:
+        raise ec.CollectError(f"{bdir}: {bad.get('id')}: {bad.get('reason')}")
+    parts = {r.get("part"): r for r in recs if r.get("type") == "entropy-part"}
+    if names is None:
+        names = [n for n in entropy_uml.PARTS if n in parts]
+    return recs, parts, verified_parts(path, parts, names)
+
+
+def verified_parts(path, parts, names=("seq", "restart")):
+    """The data channel at path holds the parts names, in that order; each
+    must have been announced (parts: the "entropy-part" records by name),
+    the data their sizes together, and each part its FNV-1a hash.  The
+    data of each part by name."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        data = b""
+    for name in names:
+        if not parts.get(name, {}).get("ok"):
             raise ec.CollectError(f"the guest did not send its {name} part")
-        chunk = data[off:off + p["bytes"]]
-        off += p["bytes"]
-        if len(chunk) != p["bytes"] or fnv1a(chunk) != int(p["fnv64"], 16):
-            raise ec.CollectError(f"{path}: the {name} part ({len(chunk)} of "
-                                  f"{p['bytes']} bytes) does not match its hash")
-        with open(os.path.join(sdir, out), "wb") as f:
-            f.write(chunk)
-    if off != len(data):
-        raise ec.CollectError(f"{path}: {len(data) - off} bytes more than announced")
+    want = sum(parts[n]["bytes"] for n in names)
+    if len(data) != want:
+        raise ec.CollectError(f"{path}: {len(data)} bytes, the guest announced {want}")
+    off, pieces = 0, {}
+    for name in names:
+        pieces[name] = data[off:off + parts[name]["bytes"]]
+        off += parts[name]["bytes"]
+        if fnv1a(pieces[name]) != int(parts[name]["fnv64"], 16):
+            raise ec.CollectError(f"{path}: the {name} part does not match its hash")
+    return pieces
 
 
 def fnv1a(data):

@@ -33,7 +33,7 @@ import re
 import statistics
 import time
 
-from ..base import config, files, guest, initramfs, kbuild, kcache, proc, records, uml
+from ..base import config, files, guest, initramfs, kbuild, kcache, proc, uml
 from ..judges import entropy_collect as ec
 VARIANT = {"ours-uml": "um", "ours-uml-tsc": "um-tsc"}
 CLOCK = {"ours-uml": "random_get_entropy() -> random_get_entropy_fallback(): "
@@ -72,7 +72,7 @@ def one_boot(linux, rd, bdir, append, timeout):
     part by name, the start-up result, the seconds it took).  A boot that did not end, or whose guest check
     failed, or whose data does not match its hash, raises CollectError
     naming the boot's directory."""
-    from .entropy import fnv1a
+    from .entropy import boot_parts
     os.makedirs(bdir, exist_ok=True)
     data = os.path.join(bdir, "data.bin")
     if os.path.exists(data):
@@ -83,33 +83,7 @@ def one_boot(linux, rd, bdir, append, timeout):
     if start and not start[0]:
         raise ec.CollectError(f"{bdir}: the Jitter RNG's start-up test failed at boot "
                               f"with error {start[1]}; the noise source did not start")
-    if b.outcome != "end":
-        raise ec.CollectError(f"{bdir}: the boot ended with {b.outcome}: {b.detail[:300]}")
-    recs = records.read(b.results)
-    bad = next((r for r in recs if r.get("type") == "check" and r.get("status") != "pass"),
-               None)
-    if bad and str(bad.get("reason", "")).startswith(REFUSED):
-        raise ec.SourceRefused(f"{bdir}: {bad.get('reason')}")
-    if bad:
-        raise ec.CollectError(f"{bdir}: {bad.get('id')}: {bad.get('reason')}")
-    parts = {r.get("part"): r for r in recs if r.get("type") == "entropy-part"}
-    try:
-        with open(data, "rb") as f:
-            got = f.read()
-    except OSError:
-        got = b""
-    want = sum(p["bytes"] for p in parts.values())
-    if len(got) != want:
-        raise ec.CollectError(f"{data}: {len(got)} bytes, the guest announced {want}")
-    off, pieces = 0, {}
-    for name in PARTS:
-        p = parts.get(name)
-        if not p:
-            continue
-        pieces[name] = got[off:off + p["bytes"]]
-        if not p.get("ok") or fnv1a(pieces[name]) != int(p["fnv64"], 16):
-            raise ec.CollectError(f"{data}: the {name} part does not match its hash")
-        off += p["bytes"]
+    _, parts, pieces = boot_parts(b, bdir, data, refused=REFUSED)
     return parts, pieces, start, b.seconds
 
 

@@ -19,7 +19,12 @@ from harness.judges import jitter_model as model
 from harness.judges.jitter_replay import timer_lines  # the figures' encoder
 
 JDIR = config.top("conformance/jitter")
-EDIR = config.top("conformance/entropy")     # sha3.c and zalloc.c, shared with the collectors
+EDIR = config.top("conformance/entropy")     # zalloc.c, shared with the collectors
+# The driver's SHA3-256 (shim.c): OpenSSL's libcrypto on x86-64; the
+# book's small Keccak (sha3.c beside the driver) on i386, where Debian's
+# gcc-multilib has no libcrypto.
+SHA3 = {"64": ["-lcrypto"],
+        "32": ["-DSHIM_OWN_SHA3", os.path.join(JDIR, "sha3.c")]}
 # The core's directory: tangled/, or the directory make mutants puts a
 # mutant of the core in (harness/stages/kmutants_host.py).
 TANGLED = os.environ.get("JENT_CORE_DIR") or config.top("tangled")
@@ -37,7 +42,7 @@ def build(arch):
     cmd = ["gcc", f"-m{arch}", "-O0", "-std=gnu11", "-g", "-Wall", "-Wextra", "-Werror",
            "-I", JDIR, "-I", EDIR, "-I", TANGLED, "-o", out,
            os.path.join(JDIR, "driver.c"), os.path.join(JDIR, "shim.c"),
-           os.path.join(EDIR, "sha3.c"), os.path.join(EDIR, "zalloc.c")]
+           os.path.join(EDIR, "zalloc.c")] + SHA3[arch]
     r = subprocess.run(cmd, capture_output=True, text=True)
     BUILD[arch] = out if r.returncode == 0 else None
     BUILD_ERR[arch] = r.stderr[-2000:]

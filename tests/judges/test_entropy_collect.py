@@ -1,15 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The user-space entropy collectors of make entropy (conformance/entropy/,
 harness/judges/entropy_collect.py): they build from the tangled core and
-from 6.1's unmodified file, their SHA3-256 is FIPS 202's, and a short run
+from 6.1's unmodified files (its core and its SHA-3), 6.1's glue feeds
+its hash as 6.1's does and refuses a hash that is not FIPS 202's, and a short run
 records raw samples where the chapter says: every delta the health tests
 see, consecutively, so that our core's unbiased bits come out exactly
 twelve words per block.
 """
 
-import hashlib
 import os
-import random
 import shutil
 import subprocess
 import tempfile
@@ -23,6 +22,18 @@ from harness.judges import jitter_model as model
 # kbuild's record of the test kernel's crypto/jitterentropy.o (its source
 # tree's path replaced by SRC), as make kernel leaves it.
 CMD = os.path.join(config.TOP, "tests/data/jitterentropy.o.cmd")
+# The same for crypto/sha3_generic.o, 6.1's SHA-3, which pristine-user
+# hashes with.
+SHA3_CMD = os.path.join(config.TOP, "tests/data/sha3_generic.o.cmd")
+
+
+def keccak_round(obj):
+    """The instructions of sha3_generic.c's keccakf_round() in obj, without
+    their addresses."""
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj], capture_output=True,
+                         text=True, check=True).stdout
+    body = dis.split("<keccakf_round>:\n", 1)[1].split("\n\n", 1)[0]
+    return [ln.split(":", 1)[1].strip() for ln in body.splitlines() if ":" in ln]
 
 
 class KernelFlagsTest(unittest.TestCase):
@@ -41,6 +52,19 @@ class KernelFlagsTest(unittest.TestCase):
                          ["-mcmodel=kernel", "-mindirect-branch=thunk-extern",
                           "-mfunction-return=thunk-extern"])
 
+    def test_code_options_of_sha3_generic(self):
+        """6.1's SHA-3 gets the options of the kernel's sha3_generic.o: -O2
+        (no CFLAGS_ of its own), and CONFIG_64BIT as autoconf.h has it."""
+        flags, differs = ec.kernel_object_flags(SHA3_CMD)
+        self.assertEqual(flags[flags.index("-fno-allow-store-data-races") - 1], "-O2")
+        self.assertNotIn("-O0", flags)
+        for f in ("-mno-red-zone", "-mno-sse", "-ftrivial-auto-var-init=zero",
+                  "-fstack-protector-strong", "-m64"):
+            self.assertIn(f, flags)
+        self.assertNotIn("-mcmodel=kernel", flags)
+        self.assertEqual(ec.kconfig_macros(flags), ["-DCONFIG_64BIT=1"])
+        self.assertEqual(ec.kconfig_macros(["-m32", "-O2"]), [])
+
     def test_a_bad_record_is_named(self):
         d = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, d)
@@ -53,6 +77,135 @@ class KernelFlagsTest(unittest.TestCase):
             ec.kernel_object_flags(os.path.join(d, "missing.cmd"))
 
 
+# A stand-in for 6.1's include/crypto/sha3.h (the real one is in the
+# kernel cache, which host tests do not need): a state that counts.
+FAKE_SHA3_H = """\
+#define SHA3_256_DIGEST_SIZE 32
+struct sha3_state {
+	u64 bytes;
+};
+int crypto_sha3_init(struct shash_desc *desc);
+int crypto_sha3_update(struct shash_desc *desc, const u8 *data, unsigned int len);
+int crypto_sha3_final(struct shash_desc *desc, u8 *out);
+"""
+
+# A counting fake of 6.1's SHA-3 and of its core, around pristine_host.c:
+# "count" prints what one jent_hash_time() call gives the pool's state and
+# the other states, not stuck then stuck; "startup" runs the start-up,
+# whose known-answer test this hash (all zeros) fails.
+FAKE_C = r"""
+#include "collect.h"
+#include <crypto/internal/hash.h>
+#include <crypto/sha3.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct shash_desc *pool;
+static u64 other_bytes, other_inits, other_finals;
+
+int crypto_sha3_init(struct shash_desc *desc)
+{
+	((struct sha3_state *)shash_desc_ctx(desc))->bytes = 0;
+	other_inits += desc != pool;
+	return 0;
+}
+
+int crypto_sha3_update(struct shash_desc *desc, const u8 *data, unsigned int len)
+{
+	(void)data;
+	((struct sha3_state *)shash_desc_ctx(desc))->bytes += len;
+	if (desc != pool)
+		other_bytes += len;
+	return 0;
+}
+
+int crypto_sha3_final(struct shash_desc *desc, u8 *out)
+{
+	memset(out, 0, SHA3_256_DIGEST_SIZE);
+	((struct sha3_state *)shash_desc_ctx(desc))->bytes = 0;
+	other_finals += desc != pool;
+	return 0;
+}
+
+int jent_entropy_init(void *hash_state) { (void)hash_state; return 0; }
+int jent_read_entropy(void *ec, unsigned char *d, unsigned int n)
+{ (void)ec; (void)d; (void)n; return 0; }
+void *jent_entropy_collector_alloc(unsigned int osr, unsigned int flags, void *h)
+{ (void)osr; (void)flags; pool = h; return &pool; }
+void jent_entropy_collector_free(void *ec) { (void)ec; }
+unsigned long long collect_clock(void) { return 0; }
+void collect_sample(unsigned long long delta) { (void)delta; }
+
+int jent_hash_time(void *hash_state, __u64 time, u8 *addtl, unsigned int addtl_len,
+		   __u64 hash_loop_cnt, unsigned int stuck);
+
+int main(int argc, char **argv)
+{
+	u64 addtl = 0x0123456789abcdefULL;
+	unsigned int stuck;
+
+	if (argc > 1 && !strcmp(argv[1], "startup"))
+		return source_startup();
+	if (!source_alloc())
+		return 2;
+	for (stuck = 0; stuck < 2; stuck++) {
+		u64 before = ((struct sha3_state *)shash_desc_ctx(pool))->bytes;
+
+		other_bytes = other_inits = other_finals = 0;
+		jent_hash_time(pool, 42, (u8 *)&addtl, sizeof(addtl), 8, stuck);
+		printf("%llu %llu %llu %llu\n",
+		       ((struct sha3_state *)shash_desc_ctx(pool))->bytes - before,
+		       other_bytes, other_inits, other_finals);
+	}
+	return 0;
+}
+"""
+
+
+class PristineHostTest(unittest.TestCase):
+    """pristine_host.c is 6.1's glue: built against a counting fake of the
+    hash and of the core, without the kernel cache."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="pristine-host-")
+        edir = config.top(ec.EDIR)
+        os.makedirs(os.path.join(cls.tmp, "include/crypto"))
+        with open(os.path.join(cls.tmp, "include/crypto/sha3.h"), "w") as f:
+            f.write(FAKE_SHA3_H)
+        with open(os.path.join(cls.tmp, "fake.c"), "w") as f:
+            f.write(FAKE_C)
+        cls.exe = os.path.join(cls.tmp, "host")
+        inc = ["-I", edir, "-I", os.path.join(edir, "include"),
+               "-I", os.path.join(cls.tmp, "include")]
+        subprocess.run(["gcc"] + ec.HOST_CFLAGS + inc +
+                       ["-o", cls.exe, os.path.join(edir, "pristine_host.c"),
+                        os.path.join(cls.tmp, "fake.c")], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_jent_hash_time_feeds_the_pool_as_6_1(self):
+        """6.1's jent_hash_time(): eight hashes of intermediary and addtl in
+        a local state, the intermediary into that local state, which is
+        thrown away; the pool's state gets the 8 bytes of the time stamp
+        when it is not stuck, nothing when it is."""
+        out = subprocess.run([self.exe], capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+        local = [8 * (32 + 8) + 32, 8, 8]     # bytes, inits, finals
+        self.assertEqual(out[0].split(), [str(n) for n in [8] + local])
+        self.assertEqual(out[1].split(), [str(n) for n in [0] + local])
+
+    def test_a_hash_that_is_not_sha3_refuses_to_collect(self):
+        r = subprocess.run([self.exe, "startup"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(len(r.stderr.splitlines()), 1)
+        self.assertRegex(r.stderr, r'^collect: pristine-user: the hash is not SHA3-256: '
+                         r'SHA3-256\("abc"\) gave 0{64}, FIPS 202 says 3a985da7.*; '
+                         r'not collecting\n$')
+
+
 class CollectTest(unittest.TestCase):
 
     @classmethod
@@ -62,31 +215,6 @@ class CollectTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def test_sha3_matches_hashlib(self):
-        """The collectors' SHA3-256, one-shot and fed in pieces."""
-        edir = config.top(ec.EDIR)
-        src = os.path.join(self.tmp, "t.c")
-        with open(src, "w") as f:
-            f.write('#include "sha3.h"\n#include <stdio.h>\n#include <stdlib.h>\n'
-                    "int main(int c, char **v)\n{\n\tstatic unsigned char b[4096];\n"
-                    "\tunsigned char o[32];\n\tstruct sha3_state s;\n"
-                    "\tsize_t n = fread(b, 1, sizeof(b), stdin), i, k = atoi(v[1]);\n"
-                    "\t(void)c;\n\tsha3_init(&s);\n"
-                    "\tfor (i = 0; i < n; i += k)\n"
-                    "\t\tsha3_update(&s, b + i, i + k < n ? k : n - i);\n"
-                    "\tsha3_final(&s, o);\n\tfor (i = 0; i < 32; i++)\n"
-                    "\t\tprintf(\"%02x\", o[i]);\n\treturn 0;\n}\n")
-        exe = os.path.join(self.tmp, "t")
-        subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", edir, "-o",
-                        exe, src, os.path.join(edir, "sha3.c")], check=True)
-        rnd = random.Random(51)
-        for n in (0, 1, 71, 135, 136, 137, 272, 300, 2000):
-            data = rnd.randbytes(n)
-            for piece in (1, 7, 136, 4096):
-                out = subprocess.run([exe, str(piece)], input=data, capture_output=True,
-                                     check=True).stdout.decode()
-                self.assertEqual(out, hashlib.sha3_256(data).hexdigest(), (n, piece))
 
     def test_ours_records_every_raw_sample(self):
         """20,000 consecutive samples and 3 restarts of 1000: the sizes, and
@@ -111,7 +239,9 @@ class CollectTest(unittest.TestCase):
         self.assertEqual(meta["restart"]["restarts"], 3)
 
     def test_pristine_builds_unmodified_and_runs(self):
-        """6.1's file from the kernel cache's tag 'pristine', as it is."""
+        """6.1's files from the kernel cache's tag 'pristine', as they are:
+        its core, and its SHA-3, which passes FIPS 202's known answers at
+        start-up (the collector refuses to run otherwise)."""
         version = kcache.installed_version()
         src = os.path.join(kcache.tree_dir(version or "?"), "src")
         if not version or not kcache.import_stamp(version) or not os.path.isdir(src):
@@ -124,7 +254,21 @@ class CollectTest(unittest.TestCase):
                               capture_output=True, check=True).stdout
         self.assertEqual(text, blob)
         self.assertIn(b"jitterentropy library\n * version 3.4.0", text)
-        exe = ec.build("pristine-user", os.path.join(self.tmp, "bin"), pdir, kernel_cmd=CMD)
+        for path, dest in (("crypto/sha3_generic.c", "sha3_generic.c"),
+                           ("include/crypto/sha3.h", "include/crypto/sha3.h")):
+            with open(os.path.join(pdir, dest), "rb") as f:
+                self.assertEqual(f.read(), subprocess.run(
+                    ["git", "-C", src, "show", f"pristine:{path}"],
+                    capture_output=True, check=True).stdout)
+        exe = ec.build("pristine-user", os.path.join(self.tmp, "bin"), pdir, kernel_cmd=CMD,
+                       sha3_cmd=SHA3_CMD)
+        kobj = os.path.join(kcache.tree_dir(version), "build-test/crypto/sha3_generic.o")
+        if os.path.exists(kobj):
+            # the fixture is this kernel's record: the Keccak round the
+            # collector times is the kernel object's, instruction for instruction
+            self.assertEqual(keccak_round(os.path.join(self.tmp, "bin",
+                                                       "pristine-user-sha3.o")),
+                             keccak_round(kobj))
         out = os.path.join(self.tmp, "pristine")
         meta = ec.run(exe, out, 5000, 2, 1000)
         self.assertEqual(meta["source"], "pristine-user")

@@ -26,10 +26,12 @@ from decimal import Decimal, getcontext
 import os
 import random
 import re
+import shutil
 import subprocess
+import tempfile
 import unittest
 
-from .jitter_driver import M64, TANGLED, compare_read, drive, jittery, model, need, \
+from .jitter_driver import JDIR, M64, TANGLED, compare_read, drive, jittery, model, need, \
     parse_state, timer_lines, traces
 
 
@@ -71,6 +73,37 @@ class ShimTest(unittest.TestCase):
         out = drive(self, ["sha3 " + m.hex() for m in msgs])
         self.assertEqual([ln.split()[1] for ln in out],
                          [hashlib.sha3_256(m).hexdigest() for m in msgs])
+
+    def test_own_sha3_matches_hashlib(self):
+        """The small Keccak of the i386 driver (sha3.c, SHIM_OWN_SHA3), built
+        as the driver builds it, for i386 and x86-64, one-shot and fed in
+        pieces."""
+        tmp = tempfile.mkdtemp(prefix="jent-sha3-")
+        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+        with open(os.path.join(tmp, "t.c"), "w") as f:
+            f.write('#include "sha3.h"\n#include <stdio.h>\n#include <stdlib.h>\n'
+                    "int main(int c, char **v)\n{\n\tstatic unsigned char b[4096];\n"
+                    "\tunsigned char o[32];\n\tstruct sha3_state s;\n"
+                    "\tsize_t n = fread(b, 1, sizeof(b), stdin), i, k = atoi(v[1]);\n"
+                    "\t(void)c;\n\tif (!k) {\n\t\tsha3_256(b, n, o);\n\t} else {\n"
+                    "\t\tsha3_init(&s);\n\t\tfor (i = 0; i < n; i += k)\n"
+                    "\t\t\tsha3_update(&s, b + i, i + k < n ? k : n - i);\n"
+                    "\t\tsha3_final(&s, o);\n\t}\n\tfor (i = 0; i < 32; i++)\n"
+                    "\t\tprintf(\"%02x\", o[i]);\n\treturn 0;\n}\n")
+        rnd = random.Random(51)
+        for arch in ("32", "64"):
+            exe = os.path.join(tmp, f"t{arch}")
+            r = subprocess.run(["gcc", f"-m{arch}", "-O0", "-std=gnu11", "-Wall", "-Wextra",
+                                "-Werror", "-I", JDIR, "-o", exe, os.path.join(tmp, "t.c"),
+                                os.path.join(JDIR, "sha3.c")], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, f"-m{arch}: {r.stderr[-1000:]}")
+            for n in (0, 1, 71, 135, 136, 137, 272, 300, 2000):
+                data = rnd.randbytes(n)
+                for piece in (0, 1, 7, 136, 4096):      # 0: sha3_256(), one-shot
+                    out = subprocess.run([exe, str(piece)], input=data, capture_output=True,
+                                         check=True).stdout.decode()
+                    self.assertEqual(out, hashlib.sha3_256(data).hexdigest(),
+                                     (arch, n, piece))
 
     def test_scripted_timer_matches_model(self):
         t0, segs = 5, [("inc", 7), ("set", 3), ("rand", 99, 10, 5, 4), ("const", 2),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* SHA3-256, Keccak-f[1600]; see sha3.h.  Checked against hashlib by
- * tests/judges/test_entropy_collect.py. */
+ * tests/judges/test_jitter.py. */
 #include "sha3.h"
 
 #include <string.h>
