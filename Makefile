@@ -46,7 +46,8 @@ export MUTANTS MUTANT_IDS MUTANTS_VARIANT MUTANTS_MINUTES MUTANTS_RESUME
 .PHONY: help deps deps-book lint tangle drift checkpatch checkers kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
 	kernel-debug conform-debug teeth mutants mutants-harness bisect modules-check i386check \
-	examples assess entropy-kat entropy acvp-registration acvp stress evidence pud
+	examples assess entropy-kat entropy acvp-registration acvp stress evidence pud \
+	kconfig-matrix
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -106,6 +107,12 @@ conform-debug: kernel-debug
 # the touched files compiled with it (slower; run before resolving).
 prodconfig: deps
 	@$(H) prodconfig check
+
+# The series' options at y, m and n: every combination Kconfig allows built
+# and linked on a tinyconfig base, and randconfig (KCONFIG_SEED printed);
+# a long run, kept by make evidence.  make check runs --short.
+kconfig-matrix: deps tangle
+	@$(H) kconfig-matrix $(if $(LIMIT),--limit $(LIMIT))
 
 prodcheck: deps
 	@$(H) prodconfig build

@@ -73,6 +73,13 @@ RECORDS = {
     # requirements of the matrix name (modules.*).
     "modules": {"build": "build/modules-check/report.json", "make": "make modules-check",
                 "inputs": COMMON + ("harness/stages/conform.py",)},
+    # make kconfig-matrix: every combination of the series' options that
+    # Kconfig allows, built and linked; only a full run (no --limit) is kept.
+    "kconfig": {"build": "build/kconfig-matrix/report.json", "make": "make kconfig-matrix",
+                "inputs": ("tangled/patches", "conformance/kconfig/matrix.config",
+                           "harness/judges/kconfig_space.py",
+                           "harness/stages/kconfig_matrix.py"),
+                "mode": "full"},
     "entropy": {"build": "build/entropy/summary.json", "make": "make entropy",
                 "inputs": ENTROPY, "dir": "entropy",
                 # Only the full run is kept: make check collects five sources.
@@ -217,6 +224,9 @@ def record(name, root=None):
     why = stale(rep, name, root)
     if why:
         config.die("evidence", f"{name}: {why}")
+    if rec.get("mode") and rep.get("mode") != rec["mode"]:
+        config.die("evidence", f"{name}: {rec['build']} is a {rep.get('mode')} run: only "
+                   f"a {rec['mode']} `{rec['make']}` is kept")
     missing = [s for s in rec.get("complete", ()) if s not in (rep.get("sources") or {})]
     if missing:
         config.die("evidence", f"{name}: {rec['build']} lacks {', '.join(missing)}: only "

@@ -14,6 +14,9 @@ each is a `python3 -m harness` verb in a process of its own):
   4. Debian's config: test options off,    host.prodconfig.test-options-off
      also with KUNIT_ALL_TESTS=y; the       host.prodconfig.kunit-all-tests-off
      production objects carry no test code  host.prodconfig.objects-without-test-code
+     the series' options at y, m and n on a tinyconfig base: five
+     combinations and a randconfig (KCONFIG_SEED printed), each built and
+     linked, one refused (make kconfig-matrix --short)  kconfig.*
   5. the SP 800-90B assessor on NIST's eight reference files  entropy.kat.*
      and on four sources of known min-entropy  entropy.synthetic.*
      the host unit tests (tests/)          host.unit.*
@@ -150,6 +153,9 @@ def host_steps(r):
               "checkers", ["checkers"], "host.checkers.run")
     json_step(r, "production config: test options off, objects without test code",
               "prodconfig", ["prodconfig", "build"], "host.prodconfig.test-options-off")
+    json_step(r, "Kconfig: the series' options at y, m and n, five combinations and a "
+              "randconfig, built and linked", "kconfig", ["kconfig-matrix", "--short"],
+              "kconfig.build")
     json_step(r, "SP 800-90B assessor against NIST's reference results", "entropy-kat",
               ["entropy-kat"], "entropy.kat")
     json_step(r, "host unit tests", "host-tests", ["host-tests"], "host.unit")

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The verb evidence (make evidence): keep the reports of the long runs.
 
-  python3 -m harness evidence [--only stress,i386,mutants,modules,entropy]
+  python3 -m harness evidence [--only stress,i386,mutants,modules,kconfig,entropy]
 
 Copies build/stress/report.json, build/conformance-i386/report.json,
 build/mutants/series.json, build/modules-check/report.json and the full
@@ -45,8 +45,9 @@ def run(args):
 
 def register(sub):
     p = sub.add_parser("evidence", help="keep the reports of make stress, make conform "
-                       "ARCH=i386, make mutants, make modules-check and make entropy in "
+                       "ARCH=i386, make mutants, make modules-check, make kconfig-matrix and "
+                       "make entropy in "
                        "evidence/ (if made on this tree)")
     p.add_argument("--only", default="",
-                   help="comma-separated: stress, i386, mutants, modules, entropy")
+                   help="comma-separated: stress, i386, mutants, modules, kconfig, entropy")
     p.set_defaults(func=run)
