@@ -494,6 +494,38 @@ static int jent_kcapi_init(struct crypto_tfm *tfm)
 	return 0;
 }
 
+/**
+ * jent_kcapi_read() - read @dlen bytes from the core, a block at a time
+ * @ec:		the collector
+ * @rdata:	where the bytes go
+ * @dlen:	how many
+ *
+ * The same bytes as one jent_read_entropy() of @dlen bytes, with the CPU
+ * given up between two blocks: a block takes hundreds of unoptimised
+ * measurements.
+ *
+ * Context: Process context, with the instance's mutex held; may sleep.
+ * Return: 0, or the core's error, with all of @rdata cleared.
+ */
+static int jent_kcapi_read(struct rand_data *ec, u8 *rdata, unsigned int dlen)
+{
+	unsigned int done = 0, n;
+	int ret;
+
+	do {
+		n = min_t(unsigned int, dlen - done, JENT_BLOCK_BYTES);
+		ret = jent_read_entropy(ec, rdata + done, n);
+		if (ret) {
+			memzero_explicit(rdata, done);
+			return ret;
+		}
+		done += n;
+		if (done < dlen)
+			cond_resched();
+	} while (done < dlen);
+	return 0;
+}
+
 static int jent_kcapi_random(struct crypto_rng *tfm, const u8 *src,
 			     unsigned int slen, u8 *rdata, unsigned int dlen)
 {
@@ -502,7 +534,7 @@ static int jent_kcapi_random(struct crypto_rng *tfm, const u8 *src,
 
 	mutex_lock(&rng->jent_lock);
 	if (!jent_testhook_read(rng->entropy_collector, rdata, dlen, &ret))
-		ret = jent_read_entropy(rng->entropy_collector, rdata, dlen);
+		ret = jent_kcapi_read(rng->entropy_collector, rdata, dlen);
 	mutex_unlock(&rng->jent_lock);
 
 	switch (ret) {

@@ -35,6 +35,8 @@ int jent_sha3_256(void *hash, const u8 *in, unsigned int inlen, u8 *out);
 #define JENT_READ_EINTERMITTENT	(-2)	/* a health test failed; try again */
 #define JENT_READ_EPERMANENT	(-3)	/* a health test failed for good */
 
+#define JENT_BLOCK_BYTES	32	/* the output of one conditioning */
+
 /* What the start-up test saw in its counted samples. */
 struct jent_startup_stats {
 	unsigned int samples;	/* counted samples */

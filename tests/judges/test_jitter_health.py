@@ -105,6 +105,25 @@ class GlueTest(unittest.TestCase):
         self.assertIn("mutex_unlock(&rng->jent_lock);", body)
         self.assertNotRegex(src, r"spin_lock|spinlock_t|raw_spin")
 
+    def test_glue_yields_between_blocks(self):
+        """A read through the crypto API calls the core one output block
+        at a time and gives up the CPU between two calls (issue 37): a read
+        of many blocks runs thousands of unoptimised measurements.  The
+        tangled glue is read, as a reviewer would."""
+        with open(os.path.join(TANGLED, "jitterentropy-kcapi.c")) as f:
+            src = f.read()
+        body = src[src.index("static int jent_kcapi_random("):]
+        body = body[:body.index("\n}\n")]
+        self.assertNotIn("jent_read_entropy(", body,
+                         "the read path calls the core for the whole buffer")
+        self.assertIn("jent_kcapi_read(rng->entropy_collector, rdata, dlen)", body)
+        self.assertIn("static int jent_kcapi_read(", src)
+        read = src[src.index("static int jent_kcapi_read("):]
+        read = read[:read.index("\n}\n")]
+        self.assertRegex(read, r"min_t\(unsigned int, dlen - done, JENT_BLOCK_BYTES\)")
+        self.assertRegex(read, r"do \{[\s\S]*jent_read_entropy\(ec, rdata \+ done, n\);"
+                               r"[\s\S]*cond_resched\(\);[\s\S]*\} while \(done < dlen\);")
+
 
 class HealthTest(unittest.TestCase):
     """RCT and APT on the deltas, the von Neumann bound: cutoffs and
