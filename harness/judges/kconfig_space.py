@@ -86,19 +86,19 @@ def evaluate(expr, values):
             return 2 * {"=": lhs == rhs, "!=": lhs != rhs, ">=": lhs >= rhs}[op]
         return sym(t)
 
-    def conj():
-        v = atom()
-        while peek() == "&&":
+    def chain(operand, op, fold):
+        """operand (op operand)*, folded: && is the minimum, || the maximum."""
+        v = operand()
+        while peek() == op:
             take()
-            v = min(v, atom())
+            v = fold(v, operand())
         return v
 
+    def conj():
+        return chain(atom, "&&", min)
+
     def disj():
-        v = conj()
-        while peek() == "||":
-            take()
-            v = max(v, conj())
-        return v
+        return chain(conj, "||", max)
 
     v = disj()
     if pos != len(toks):
