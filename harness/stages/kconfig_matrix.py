@@ -51,6 +51,8 @@ OUT = config.build("kconfig-matrix")
 BASE = "conformance/kconfig/matrix.config"
 PATCHES = "tangled/patches"
 DROPPED_SAMPLE = 24
+# A line of a .config that sets an option (to a value, or to n).
+SETS = re.compile(r"^(# )?(CONFIG_\w+)[= ]")
 # --short: a shape each of the test kernel, Debian's modules, the Jitter
 # RNG a module under built-in KUnit (its KUnit test a module), and all
 # off.  "refuse" is the shape of the Kconfig defect of issue 37: the test
@@ -155,19 +157,22 @@ class Tree:
     def configure(self, values):
         """Write the base with values and run olddefconfig; the options
         whose value Kconfig did not keep, as 'NAME=want (got have)'."""
-        names = {f"CONFIG_{n}" for n in values}
-        with open(self.base) as f:
-            lines = [x for x in f if not re.match(
-                r"^(# )?(CONFIG_\w+)[= ]", x) or
-                re.match(r"^(# )?(CONFIG_\w+)[= ]", x).group(2) not in names]
         with open(os.path.join(self.build, ".config"), "w") as f:
-            f.writelines(lines + [line_of(n, v) + "\n" for n, v in values.items()])
+            f.writelines(self.base_without(values) +
+                         [line_of(n, v) + "\n" for n, v in values.items()])
         rc, errs = self.make("olddefconfig")
         if rc:
             return [f"olddefconfig failed: {errs[0][:200]}"]
         have = kbuild.read_config(os.path.join(self.build, ".config"))
         return [f"{n}={v} (got {have.get('CONFIG_' + n, 'n')})" for n, v in values.items()
                 if have.get(f"CONFIG_{n}", "n") != v]
+
+    def base_without(self, names):
+        """The base .config's lines, less those that set an option of names
+        (given without the CONFIG_ prefix)."""
+        drop = {f"CONFIG_{n}" for n in names}
+        with open(self.base) as f:
+            return [x for x in f if (m := SETS.match(x)) is None or m.group(2) not in drop]
 
     def build_all(self):
         """make vmlinux modules; (seconds, None) or (seconds, first error)."""
@@ -193,13 +198,9 @@ def one(tree, name, values):
 def randconfig(tree, seed, opts):
     """make randconfig with every base symbol pinned but the matrix's; the
     values it chose, and the build's record."""
-    names = {f"CONFIG_{n}" for n, _, _ in opts}
     pinned = os.path.join(tree.build, "pinned.config")
-    with open(tree.base) as f, open(pinned, "w") as out:
-        for x in f:
-            m = re.match(r"^(# )?(CONFIG_\w+)[= ]", x)
-            if m and m.group(2) not in names:
-                out.write(x)
+    with open(pinned, "w") as out:
+        out.writelines(tree.base_without([n for n, _, _ in opts]))
     rc, errs = tree.make("randconfig", env={"KCONFIG_ALLCONFIG": pinned,
                                             "KCONFIG_SEED": seed})
     name = f"randconfig-{seed}"
