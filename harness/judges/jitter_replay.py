@@ -215,7 +215,7 @@ def deltas_segments(deltas):
 
 # The two induced failures: a good start (pseudo-random deltas), then a
 # fault.  Deterministic, so that every build draws the same curves.
-GOOD = 4500         # measurements before the fault: a read succeeds first
+GOOD = 6000         # measurements before the fault: a read succeeds first
 SHOWN_BEFORE = 200  # raw samples drawn before the fault
 
 

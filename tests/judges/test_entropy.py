@@ -238,8 +238,8 @@ class ReportTest(unittest.TestCase):
 
     def test_each_shortfall_fails_its_check(self):
         self.assertEqual(self.verdicts(h_i=0.9)["entropy.ours-user.h-i"], "fail")
-        self.assertEqual(self.verdicts(h_vn=0.41)["entropy.ours-user.credit"], "fail")
-        self.assertEqual(self.verdicts(h_vn=0.42)["entropy.ours-user.credit"], "pass")
+        self.assertEqual(self.verdicts(h_vn=0.31)["entropy.ours-user.credit"], "fail")
+        self.assertEqual(self.verdicts(h_vn=0.32)["entropy.ours-user.credit"], "pass")
         self.assertEqual(self.verdicts(sanity=False)["entropy.ours-user.restart"], "fail")
         self.assertEqual(self.verdicts(validation=False)["entropy.ours-user.restart"],
                          "fail")

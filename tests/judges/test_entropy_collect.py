@@ -5,7 +5,7 @@ from 6.1's unmodified files (its core and its SHA-3), 6.1's glue feeds
 its hash as 6.1's does and refuses a hash that is not FIPS 202's, and a short run
 records raw samples where the chapter says: every delta the health tests
 see, consecutively, so that our core's unbiased bits come out exactly
-twelve words per block.
+sixteen words per block.
 """
 
 import os
@@ -218,7 +218,7 @@ class CollectTest(unittest.TestCase):
 
     def test_ours_records_every_raw_sample(self):
         """20,000 consecutive samples and 3 restarts of 1000: the sizes, and
-        the unbiased bits of the consecutive run: 12 words x 64 per block
+        the unbiased bits of the consecutive run: 16 words x 64 per block
         read, less the part of the last block the recording stopped in."""
         exe = ec.build("ours-user", os.path.join(self.tmp, "bin"), kernel_cmd=CMD)
         # the kernel's code options reached the core: its returns go

@@ -178,7 +178,7 @@ class HealthTest(unittest.TestCase):
         after every read equals the model's).  When the first block fails,
         as in the test above, the chain value is still all zero and a
         reset that forgot it could not be seen."""
-        t0, segs = self._stopped_clock_after(24, 12000)
+        t0, segs = self._stopped_clock_after(24, 16000)
         res, ec = compare_read(self, t0, segs, [32] * 4)
         codes = [r for r, _ in res]
         self.assertEqual(codes[0], 0)
