@@ -10,7 +10,9 @@
  *                              chooses every call and its arguments
  *   conform.stress_seconds=T   the time bound: the loop stops there and
  *                              says how far it got
- *   conform.stress_slab_kib=K  how much unreclaimable slab may grow
+ *   conform.stress_slab_kib=K  how much unreclaimable slab may grow over
+ *                              the second half of the calls, and over the
+ *                              allocation-failure paths (guest.stress.memory)
  *
  * The calls are chosen from the seed alone, never from a result, so the
  * same seed makes the same sequence of calls; its FNV-1a hash is reported
@@ -25,6 +27,7 @@
 #include "stress.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_alg.h>
@@ -39,6 +42,12 @@
 #define STRESS_TRACE	"/sys/kernel/debug/drbg_cavp/trace"
 #define STRESS_ISO	"/sys/kernel/debug/random_blocking/isolation"
 #define STRESS_RAW	"/sys/kernel/debug/jitterentropy_testing/raw_noise"
+#endif
+#ifndef STRESS_SLABINFO
+#define STRESS_SLABINFO	"/proc/slabinfo"
+#endif
+#ifndef STRESS_SLABSYS
+#define STRESS_SLABSYS	"/sys/kernel/slab"
 #endif
 
 #define BLK_OPS		16	/* blocking-API operations per write */
@@ -346,7 +355,112 @@ static void one_call(struct stress *s, const struct stress_call *c)
 	s->calls += c->iface == S_BLOCKING ? BLK_OPS : 1;
 }
 
-/* The seeded calls, until want calls are made or the time bound is hit. */
+/*
+ * Unreclaimable slab at one point of the run.  What a kernel that frees
+ * what it allocates may still hold there, and how each is let go first:
+ *  - the page, dentry and inode caches: dropped (drop_caches);
+ *  - KASAN's quarantine of freed objects (up to 1/32 of memory, filled by
+ *    every free and emptied only when full) and the empty slabs SLUB keeps
+ *    on its per-CPU and per-node partial lists: each cache is shrunk
+ *    through /sys/kernel/slab/<cache>/shrink, whose kmem_cache_shrink()
+ *    empties the cache's quarantine and gives its empty slabs back;
+ *  - frees deferred to RCU (kmemleak's metadata, SLAB_TYPESAFE_BY_RCU
+ *    caches): waited for, then the caches are shrunk again.
+ * Then SUnreclaim is read, and the slab of every cache from /proc/slabinfo,
+ * so that growth can be told per cache.
+ */
+int slab_shrink_all(const char *dir)
+{
+	char path[512];
+	struct dirent *e;
+	int n = 0, fd;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/shrink", dir, e->d_name);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			continue;
+		n += write(fd, "1", 1) == 1;
+		close(fd);
+	}
+	closedir(d);
+	return n;
+}
+
+static char slabinfo[262144];
+
+/* Each cache's slab in KiB from a /proc/slabinfo (version 2.1) into m. */
+void slab_parse(struct slab_mark *m, const char *path)
+{
+	char *ln, *save = NULL;
+
+	m->n = 0;
+	if (read_file(path, slabinfo, sizeof(slabinfo)) < 0)
+		return;
+	for (ln = strtok_r(slabinfo, "\n", &save); ln && m->n < SLAB_CACHES;
+	     ln = strtok_r(NULL, "\n", &save)) {
+		long pages, slabs;
+
+		if (sscanf(ln, "%63s %*d %*d %*d %*d %ld : tunables %*d %*d %*d : "
+			   "slabdata %*d %ld", m->name[m->n], &pages, &slabs) == 3)
+			m->kib[m->n++] = slabs * pages * 4;
+	}
+}
+
+static void slab_mark(struct slab_mark *m)
+{
+	meminfo_kib("SUnreclaim:");	/* drops the caches */
+	slab_shrink_all(STRESS_SLABSYS);
+	sleep(2);
+	m->shrunk = slab_shrink_all(STRESS_SLABSYS);
+	m->sunreclaim_kib = meminfo_kib("SUnreclaim:");
+	m->taken = 1;
+	slab_parse(m, STRESS_SLABINFO);
+}
+
+/* The caches that grew most from a to b: "name +KiB" pairs, largest first. */
+void slab_top(const struct slab_mark *a, const struct slab_mark *b, char *out, size_t n)
+{
+	long grew[SLAB_CACHES];
+	size_t o = 0;
+	int i, j, k;
+
+	for (i = 0; i < b->n; i++) {
+		grew[i] = b->kib[i];
+		for (j = 0; j < a->n; j++)
+			if (!strcmp(a->name[j], b->name[i])) {
+				grew[i] -= a->kib[j];
+				break;
+			}
+	}
+	out[0] = 0;
+	for (k = 0; k < 5; k++) {
+		int best = -1;
+
+		for (i = 0; i < b->n; i++)
+			if (grew[i] > 0 && (best < 0 || grew[i] > grew[best]))
+				best = i;
+		if (best < 0 || o >= n)
+			break;
+		o += (size_t)snprintf(out + o, n - o, "%s%s +%ld", k ? ", " : "",
+				      b->name[best], grew[best]);
+		grew[best] = 0;
+	}
+}
+
+static struct slab_mark mark_boot, mark_half, mark_end, mark_faults;
+
+/*
+ * The seeded calls, until want calls are made or the time bound is hit;
+ * the slab is marked once, when half of them are made, with the sockets
+ * closed as they are at the end, and the sockets opened again as at the
+ * start (the expected results do not depend on the key a socket had).
+ */
 static void stress_loop(uint64_t seed, long want, long secs)
 {
 	uint64_t x = seed ? seed : 1, hash = 0xcbf29ce484222325ULL;
@@ -364,6 +478,12 @@ static void stress_loop(uint64_t seed, long want, long secs)
 		if (now_us() >= end) {
 			bound = 1;
 			break;
+		}
+		if (s.calls >= want / 2 && !mark_half.taken) {
+			/* as at the end: no socket open (each holds a DRBG) */
+			alg_close(&s);
+			slab_mark(&mark_half);
+			alg_open(&s);
 		}
 		stress_plan(&x, &c, &hash);
 		one_call(&s, &c);
@@ -394,24 +514,55 @@ static long cmdline_long(const char *key, long dflt)
 	return cmdline_value(key, v, sizeof(v)) ? strtol(v, NULL, 0) : dflt;
 }
 
+/*
+ * guest.stress.memory: the first half of the calls warms every cache the
+ * calls use (per-CPU slabs, partial lists, one-time objects of the
+ * interfaces); the second half repeats the same kinds of calls from the
+ * same generator, so a kernel that frees what it allocates ends it with
+ * the unreclaimable slab it started it with, give or take the slabs SLUB
+ * keeps per CPU.  A leak of b bytes per call shows as b x calls / 2.  The
+ * allocation-failure paths run after it and are held to the same bound.
+ */
 void check_stress(void)
 {
-	char v[32];
+	char v[32], top[512], ftop[512];
 	uint64_t seed = cmdline_value("conform.stress_seed", v, sizeof(v)) ?
 		strtoull(v, NULL, 0) : 1;
-	long bound = cmdline_long("conform.stress_slab_kib", 40960);
-	long slab0 = meminfo_kib("SUnreclaim:"), slab1;
+	long bound = cmdline_long("conform.stress_slab_kib", 256);
+	long grew, fgrew;
+	const char *why = NULL;
 
+	slab_mark(&mark_boot);
 	check_unready(seed);
 	stress_loop(seed, cmdline_long("conform.stress_calls", 1000),
 		    cmdline_long("conform.stress_seconds", 600));
+	slab_mark(&mark_end);
 	check_stress_faults();
-	sleep(2);	/* RCU callbacks and deferred frees */
-	slab1 = meminfo_kib("SUnreclaim:");
-	report_check("guest.stress.memory",
-		     slab0 < 0 || slab1 < 0 || slab1 - slab0 > bound ? "fail" : "pass",
-		     slab0 < 0 || slab1 < 0 ? "no SUnreclaim in /proc/meminfo" :
-		     slab1 - slab0 > bound ? "unreclaimable slab grew more than the bound" :
-		     NULL, "\"slab_kib_before\":%ld,\"slab_kib_after\":%ld,"
-		     "\"growth_kib\":%ld,\"bound_kib\":%ld", slab0, slab1, slab1 - slab0, bound);
+	slab_mark(&mark_faults);
+	grew = mark_end.sunreclaim_kib - mark_half.sunreclaim_kib;
+	fgrew = mark_faults.sunreclaim_kib - mark_end.sunreclaim_kib;
+	slab_top(&mark_half, &mark_end, top, sizeof(top));
+	slab_top(&mark_end, &mark_faults, ftop, sizeof(ftop));
+	if (mark_boot.sunreclaim_kib < 0 || mark_end.sunreclaim_kib < 0)
+		why = "no SUnreclaim in /proc/meminfo";
+	else if (!mark_half.taken)
+		why = "the calls stopped before their half: no second half to measure";
+	else if (!mark_boot.n)
+		why = "no cache in /proc/slabinfo";
+	else if (mark_half.shrunk <= 0 || mark_end.shrunk <= 0 || mark_faults.shrunk <= 0)
+		why = "no cache could be shrunk through /sys/kernel/slab/<cache>/shrink";
+	else if (grew > bound)
+		why = "unreclaimable slab grew past the bound over the second half of the calls";
+	else if (fgrew > bound)
+		why = "unreclaimable slab grew past the bound over the allocation-failure paths";
+	report_check("guest.stress.memory", why ? "fail" : "pass", why,
+		     "\"slab_kib_boot\":%ld,\"slab_kib_half\":%ld,\"slab_kib_end\":%ld,"
+		     "\"slab_kib_faults\":%ld,\"growth_kib\":%ld,\"faults_growth_kib\":%ld,"
+		     "\"first_half_growth_kib\":%ld,\"bound_kib\":%ld,\"caches\":%d,"
+		     "\"caches_shrunk\":%d,"
+		     "\"top_growth\":\"%s\",\"faults_top_growth\":\"%s\"",
+		     mark_boot.sunreclaim_kib, mark_half.sunreclaim_kib, mark_end.sunreclaim_kib,
+		     mark_faults.sunreclaim_kib, grew, fgrew,
+		     mark_half.sunreclaim_kib - mark_boot.sunreclaim_kib, bound, mark_end.n,
+		     mark_end.shrunk, top, ftop);
 }

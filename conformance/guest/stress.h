@@ -7,6 +7,7 @@
 #ifndef GUEST_STRESS_H
 #define GUEST_STRESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -42,5 +43,28 @@ void check_stress_faults(void);
 
 /* A field of /proc/meminfo in KiB, after dropping the caches; -1 if none. */
 long meminfo_kib(const char *key);
+
+/*
+ * Unreclaimable slab at one point of the run (stress.c): SUnreclaim after
+ * dropping the caches, shrinking every slab cache (which empties KASAN's
+ * quarantine and gives empty slabs back) and waiting for RCU's deferred
+ * frees, and each cache's slab from /proc/slabinfo, so that growth can be
+ * told per cache.
+ */
+#define SLAB_CACHES	512
+#define SLAB_NAME	64
+
+struct slab_mark {
+	int taken;
+	int shrunk;		/* caches shrunk */
+	long sunreclaim_kib;
+	int n;
+	char name[SLAB_CACHES][SLAB_NAME];
+	long kib[SLAB_CACHES];
+};
+
+int slab_shrink_all(const char *dir);
+void slab_parse(struct slab_mark *m, const char *path);
+void slab_top(const struct slab_mark *a, const struct slab_mark *b, char *out, size_t n);
 
 #endif

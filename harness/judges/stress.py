@@ -4,8 +4,10 @@
 summary() turns the boots and checks of a stress run into one row per
 boot (its figures: the seeded calls asked for and made, their seed and
 the hash of their sequence, the race's life cycles; the kernel-log
-reports, kmemleak's unexplained reports, unreclaimable slab before and
-after, the checks passed, failed, skipped) and the run's totals.
+reports, kmemleak's unexplained reports, unreclaimable slab at boot,
+after half of the calls, after all of them and after the allocation-failure
+paths, with the caches that grew most, the checks passed, failed, skipped)
+and the run's totals.
 check() is stress.figures: every boot ended as planned and reached the
 figures it was asked for (calls, race life cycles, module cycles).
 targets() is stress.targets: the figures asked for are those of issue 20
@@ -51,7 +53,11 @@ def _row(b, mine):
         elif c.id.endswith("guest.stress.unready"):
             row["unready"] = dict(n, status=c.status)
         elif c.id.endswith("guest.stress.memory"):
-            row["memory"] = dict(n)
+            # (the caches that grew most are strings: fields of their own)
+            ex = c.extra or {}
+            row["memory"] = dict(n, status=c.status, reason=c.reason,
+                                 top_growth=ex.get("top_growth"),
+                                 faults_top_growth=ex.get("faults_top_growth"))
         elif c.id.endswith("guest.modules.rmmod_loop"):
             row["modules"] = dict(n)
         elif c.id.endswith(RACE_CASE):

@@ -148,6 +148,12 @@ BOOTS = [
      "timeout": 900, "expect": "end", "append": "fips=1 kunit.filter_glob=drbg_seed",
      "produces": ["kunit.drbg_seed"],
      "title": "teeth: seeding suite with fips=1 on a mutant"},
+    {"name": "teeth-stress", "optional": True, "mode": "stress", "timeout": 900,
+     "expect": "end", "kunit": False,
+     "append": "kunit.enable=0 conform.stress_calls=40000 conform.stress_seed=20 "
+               "conform.stress_seconds=600",
+     "produces": ["guest.stress.memory"],
+     "title": "teeth: make stress's seeded calls and its memory check on a mutant"},
     # The debug kernel (KASAN, UBSAN, lockdep, work-object debugging,
     # kmemleak, hang detectors: watchdog_thresh, see debug.config): the same
     # suites and checks; any report fails the boot.

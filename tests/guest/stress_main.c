@@ -15,6 +15,9 @@
  *                              its result and the counts read back, as JSON
  *   stress_main faults         the allocation-failure loop, its records on
  *                              stdout (AF_ALG paths left out, as above)
+ *   stress_main slabtop A B    two /proc/slabinfo files: the caches read
+ *                              from each and those that grew most, as JSON
+ *   stress_main shrink DIR     each DIR/<cache>/shrink written "1": how many
  */
 #include "stress.c"
 #include "stress_blk.c"
@@ -82,6 +85,18 @@ static int faults(void)
 	return 0;
 }
 
+static int slabtop(const char *a, const char *b)
+{
+	static struct slab_mark ma, mb;
+	char top[512];
+
+	slab_parse(&ma, a);
+	slab_parse(&mb, b);
+	slab_top(&ma, &mb, top, sizeof(top));
+	printf("{\"caches_a\":%d,\"caches_b\":%d,\"top\":\"%s\"}\n", ma.n, mb.n, top);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "faults"))
@@ -92,6 +107,11 @@ int main(int argc, char **argv)
 		return plan(strtoull(argv[2], NULL, 0), atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "calls"))
 		return calls(strtoull(argv[2], NULL, 0), atol(argv[3]));
-	fprintf(stderr, "usage: %s plan|calls SEED N | blk SEED | faults\n", argv[0]);
+	if (argc == 4 && !strcmp(argv[1], "slabtop"))
+		return slabtop(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "shrink"))
+		return printf("{\"shrunk\":%d}\n", slab_shrink_all(argv[2])) < 0;
+	fprintf(stderr, "usage: %s plan|calls SEED N | blk SEED | faults | slabtop A B | shrink DIR\n",
+		argv[0]);
 	return 2;
 }

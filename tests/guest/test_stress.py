@@ -104,5 +104,68 @@ class StressTest(unittest.TestCase):
         self.assertEqual(records(self, [self.exe, "faults"]), [{"skip": 1}])
 
 
+
+SLABINFO = """slabinfo - version: 2.1
+# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>
+kmalloc-64          {k64}   {k64}     64   64    1 : tunables    0    0    0 : slabdata     {s64}     {s64}      0
+kmalloc-4k           16     16   4096    8    8 : tunables    0    0    0 : slabdata      {s4k}      {s4k}      0
+a-cache-name-of-more-than-sixty-three-characters-which-the-parser-must-skip 1 1 8 1 1 : tunables 0 0 0 : slabdata 1 1 0
+dentry              300    300    192   21    1 : tunables    0    0    0 : slabdata     15     15      0
+"""
+
+
+class SlabinfoTest(unittest.TestCase):
+    """guest.stress.memory names the caches that grew: each cache's slab is
+    num_slabs x pagesperslab x 4 KiB, the largest growths come first, a
+    cache that shrank or held is not named, and a line it cannot read is
+    left out rather than misread."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix="guest-slabinfo-")
+        self.addCleanup(shutil.rmtree, self.d)
+        self.exe = build(self, "stress_main", self.d, {})
+
+    def slabinfo(self, name, **kw):
+        p = os.path.join(self.d, name)
+        with open(p, "w") as f:
+            f.write(SLABINFO.format(**kw))
+        return p
+
+    def test_growth_per_cache(self):
+        a = self.slabinfo("a", k64=640, s64=10, s4k=2)
+        b = self.slabinfo("b", k64=6400, s64=100, s4k=3)
+        r = records(self, [self.exe, "slabtop", a, b])[0]
+        self.assertEqual((r["caches_a"], r["caches_b"]), (3, 3))
+        # kmalloc-64: 90 more one-page slabs; kmalloc-4k: one more 8-page slab
+        self.assertEqual(r["top"], "kmalloc-64 +360, kmalloc-4k +32")
+
+    def test_nothing_grew(self):
+        a = self.slabinfo("a", k64=640, s64=10, s4k=3)
+        b = self.slabinfo("b", k64=64, s64=1, s4k=3)
+        self.assertEqual(records(self, [self.exe, "slabtop", a, b])[0]["top"], "")
+
+    def test_missing_file_reads_no_cache(self):
+        a = self.slabinfo("a", k64=640, s64=10, s4k=3)
+        r = records(self, [self.exe, "slabtop", os.path.join(self.d, "none"), a])[0]
+        self.assertEqual((r["caches_a"], r["caches_b"]), (0, 3))
+        self.assertEqual(r["top"], "kmalloc-4k +96, dentry +60, kmalloc-64 +40")
+
+    def test_every_cache_is_shrunk(self):
+        """Each /sys/kernel/slab/<cache>/shrink gets "1" (kmem_cache_shrink():
+        KASAN's quarantine emptied, empty slabs given back); an entry with no
+        shrink file is passed over, and a missing directory is -1."""
+        sys_slab = os.path.join(self.d, "slab")
+        for name in ("kmalloc-64", "dentry", "no-shrink-file"):
+            os.makedirs(os.path.join(sys_slab, name))
+            if name != "no-shrink-file":
+                open(os.path.join(sys_slab, name, "shrink"), "w").close()
+        r = records(self, [self.exe, "shrink", sys_slab])[0]
+        self.assertEqual(r["shrunk"], 2)
+        for name in ("kmalloc-64", "dentry"):
+            with open(os.path.join(sys_slab, name, "shrink")) as f:
+                self.assertEqual(f.read(), "1")
+        self.assertEqual(records(self, [self.exe, "shrink", sys_slab + "-none"])[0]["shrunk"], -1)
+
+
 if __name__ == "__main__":
     unittest.main()

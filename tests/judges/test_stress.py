@@ -4,7 +4,8 @@ what it ran and what was seen, and the verdicts on the figures.
 
 - The rows take their figures from the checks of their own boot: the
   seeded calls, the race's life cycles (from the KUnit case's log line),
-  the kernel-log and kmemleak reports, slab before and after.
+  the kernel-log and kmemleak reports, slab at four points and the caches
+  that grew most.
 - stress.figures fails when a boot did not end as planned, when fewer
   calls were made than asked (the guest's time bound came first), and
   when the race ran fewer life cycles than asked (a kernel that ignores
@@ -47,7 +48,10 @@ def checks(calls=1000, cycles=200, reports=0, leaks=0, reloaded=10):
           {"requested": 1000, "calls": calls, "seed": 20},
           extra={"sequence_fnv64": "150126cb8399f9cc"}),
         c("stress-calls.guest.stress.memory", "stress-calls", "pass",
-          {"slab_kib_before": 100, "slab_kib_after": 140, "growth_kib": 40}),
+          {"slab_kib_boot": 100, "slab_kib_half": 130, "slab_kib_end": 170,
+           "slab_kib_faults": 170, "growth_kib": 40, "faults_growth_kib": 0,
+           "bound_kib": 512},
+          extra={"top_growth": "kmalloc-96 +24", "faults_top_growth": ""}),
         c("stress-calls.guest.stress.faults.run.drbg_pr_sha256", "stress-calls", "pass",
           {"points": 40, "errors": 38, "recovered": 2}),
         c("stress-calls.guest.stress.faults.af-alg.jitterentropy_rng", "stress-calls",
@@ -76,6 +80,9 @@ class StressJudgeTest(unittest.TestCase):
         # (a guest record's string field is an extra of its check, not a count)
         self.assertEqual(calls["calls"]["sequence_fnv64"], "150126cb8399f9cc")
         self.assertEqual(calls["memory"]["growth_kib"], 40)
+        # (the caches that grew most are strings: extras of the check)
+        self.assertEqual((calls["memory"]["top_growth"], calls["memory"]["status"]),
+                         ("kmalloc-96 +24", "pass"))
         self.assertEqual((calls["kernel_log_reports"], calls["kmemleak_unexplained"]),
                          (0, 0))
         self.assertEqual(calls["checks"], {"pass": 7, "fail": 1, "skip": 0})

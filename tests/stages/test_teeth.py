@@ -11,7 +11,7 @@ once is checked by the verb itself, which stops otherwise.)
 
 import unittest
 
-from harness.stages import teeth
+from harness.stages import plan, teeth
 
 
 def rep(*failed, passed=("boot.teeth",)):
@@ -56,8 +56,22 @@ class TeethOracleTest(unittest.TestCase):
     def test_every_mutant_has_an_oracle(self):
         names = [m[0] for m in teeth.MUTANTS]
         self.assertEqual(len(names), len(set(names)))
-        for name, _, subs, oracle in teeth.MUTANTS:
+        for name, _, subs, oracle, *boots in teeth.MUTANTS:
             self.assertTrue(subs and oracle, name)
+
+    def test_every_mutant_boots_optional_boots_of_the_plan(self):
+        """A mutant's boots (its own or the default) are boots of the plan
+        that make conform alone never runs; the memory leak's is make
+        stress's calls, whose check is its oracle."""
+        optional = {b["name"]: b for b in plan.BOOTS if b.get("optional")}
+        for name, *_, boots in [m if len(m) == 5 else m + (teeth.BOOTS,)
+                                for m in teeth.MUTANTS]:
+            for b in boots.split(","):
+                self.assertIn(b, optional, name)
+        leak = next(m for m in teeth.MUTANTS if m[0] == "jent-handle-leaked")
+        self.assertEqual((leak[3], leak[4]), (["guest.stress.memory"], "teeth-stress"))
+        self.assertEqual(optional["teeth-stress"]["mode"], "stress")
+        self.assertIn("guest.stress.memory", optional["teeth-stress"]["produces"])
 
 
 if __name__ == "__main__":

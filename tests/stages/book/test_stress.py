@@ -26,8 +26,13 @@ def report(fail=False):
                          "entropy_after_ms": 640, "ops_per_run": 64, "status": "pass"},
              "faults": {"paths": 15, "points": 700, "errors": 690, "recovered": 10,
                         "paths_failed": 0, "fail_page_alloc": 1},
-             "memory": {"slab_kib_before": 9000, "slab_kib_after": 9500,
-                        "growth_kib": 500, "bound_kib": 40960}}
+             "memory": {"slab_kib_boot": 9000, "slab_kib_half": 9400,
+                        "slab_kib_end": 9500, "slab_kib_faults": 9520,
+                        "growth_kib": 100, "faults_growth_kib": 20,
+                        "first_half_growth_kib": 400, "bound_kib": 512,
+                        "caches_shrunk": 180, "status": "pass", "reason": None,
+                        "top_growth": "kmalloc-96 +60, kmalloc-64 +40",
+                        "faults_top_growth": ""}}
     race = {"boot": "stress-race", "title": "race", "outcome": "timeout", "expect": "end",
             "seconds": 99.0, "checks": {"pass": 2, "fail": 1, "skip": 0},
             "kernel_log_reports": 2, "kmemleak_unexplained": None,
@@ -70,7 +75,13 @@ class StressSectionTest(unittest.TestCase):
         self.assertIn("run bad 1234", md)
         self.assertIn("`00112233aabbccdd`", md)
         self.assertIn("31 runs of 64 blocking-API operations, 30 begun before", md)
-        self.assertIn("9000 KiB before, 9500 KiB after (500 KiB", md)
+        self.assertIn("each of 180 slab caches shrunk (KASAN's quarantine emptied): "
+                      "9000 KiB at the start, 9400 KiB after half of the calls, 9500 KiB "
+                      "after all of them and 9520 KiB after the allocation-failure", md)
+        self.assertIn("grew it by **100 KiB** (the caches that grew most: "
+                      "`kmalloc-96 +60, kmalloc-64 +40`) and the failure paths by "
+                      "**20 KiB** (`none`), each against a bound of 512 KiB", md)
+        self.assertIn("is not judged (400 KiB); pass.", md)
         self.assertIn("15 paths (the test interface's run", md)
         self.assertIn("700 points, 690 ended in an error returned and 10 in the right", md)
         self.assertIn("and the page allocator", md)
@@ -82,6 +93,25 @@ class StressSectionTest(unittest.TestCase):
         self.assertIn("`stress.figures` fail (" + esc("stress-race: ended timeout"), md)
         self.assertIn("`stress.targets` skip (" + esc("calls 4321 < 100000") + ")", md)
         self.assertEqual(notes, ["stress: 1 check(s) failed: stress.figures"])
+
+    def test_a_record_of_the_former_memory_check(self):
+        rep = report()
+        rep["stress"]["boots"][0]["memory"] = {"slab_kib_before": 9000,
+                                               "slab_kib_after": 9500,
+                                               "growth_kib": 500, "bound_kib": 40960}
+        md, _ = self.md(rep)
+        self.assertIn("9000 KiB before, 9500 KiB after (500 KiB, bound 40960 KiB; a run "
+                      "of the former check", md)
+
+    def test_a_failed_memory_check_says_why(self):
+        rep = report()
+        mem = rep["stress"]["boots"][0]["memory"]
+        mem.update(growth_kib=900, status="fail", reason="unreclaimable slab grew more "
+                   "than the bound over the second half of the calls")
+        md, _ = self.md(rep)
+        self.assertIn("**900 KiB**", md)
+        self.assertIn("fail: unreclaimable slab grew more than the bound over the second "
+                      "half of the calls.", md)
 
     def test_a_failed_check_is_named(self):
         md, notes = self.md(report(fail=True))
