@@ -13,6 +13,11 @@ part), from the committed tangled/patches:
 - "the hook and N helpers through a private header, H": H declares the
   hook's functions and N others;
 - "N pool words" per block is JENT_BLOCK_WORDS;
+- "about N times the time deltas" and "about N times the CPU time" of
+  6.1's per block (the cover letter, and the port notes that argue the
+  replacement) are the ratios of the kept make entropy record
+  (evidence/entropy/summary.json, ours-user against pristine-user),
+  rounded, so that a cost said is the cost measured;
 - every function written "name()" exists: in the series, or in 6.1's
   crypto/, drivers/char/, include/, kernel/ or lib/ (the pristine tree).
 
@@ -22,27 +27,38 @@ declares three; and patch 4's RCT cutoffs, 31 and 61 where 6.1's were 30
 and 60, named without 6.1's values.
 """
 
+import os
 import re
 import subprocess
 import unittest
 
-from harness.base import kcache
-from tests.stages.test_series import patches
+from harness.base import config, files, kcache
+from tests.stages.test_series import PATCHES, patches
 
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
          "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-         "sixteen": 16}
+         "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+         "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
+
+
+COVER = "0000-cover-letter.patch"
+
+
+def message(name, text):
+    """(name, subject and message, diff) of one mail of the series."""
+    head, _, rest = text.partition("\n\n")
+    msg, _, diff = rest.partition("\n---\n")
+    subject = re.search(r"^Subject: (.*(?:\n .*)*)", head, flags=re.M)
+    return name, (subject.group(1) if subject else "") + "\n" + msg, diff
 
 
 def series():
-    """[(name, message, diff)] of the cover letter and the patches."""
-    out = []
-    for n, text in patches():
-        head, _, rest = text.partition("\n\n")
-        msg, _, diff = rest.partition("\n---\n")
-        subject = re.search(r"^Subject: (.*(?:\n .*)*)", head, flags=re.M)
-        out.append((n, (subject.group(1) if subject else "") + "\n" + msg, diff))
-    return out
+    """[(name, message, diff)] of the cover letter and the patches (the
+    series file lists only the patches: the cover letter is read by its
+    name, so that it is never mistaken for the first patch)."""
+    with open(os.path.join(PATCHES, COVER)) as f:
+        cover = message(COVER, f.read())
+    return [cover] + [message(n, text) for n, text in patches()]
 
 
 def number(word):
@@ -116,6 +132,14 @@ class SeriesMessagesTest(unittest.TestCase):
         cls.patches = series()
         cls.cover = cls.patches[0]
         cls.patches = cls.patches[1:]
+
+    def test_the_cover_letter_is_read(self):
+        """The cover letter, not the first patch, is what the tests below
+        read as the cover (before this, series() took the first entry of
+        the series file, patch 1, for it)."""
+        self.assertEqual(self.cover[0], COVER)
+        self.assertIn("[PATCH 00/", self.cover[1].replace("\n", " "))
+        self.assertNotIn(COVER, [n for n, _, _ in self.patches])
 
     def test_debugfs_file_counts(self):
         wrong = []
@@ -230,6 +254,29 @@ class SeriesMessagesTest(unittest.TestCase):
             found = {ln.split(":")[-1] for ln in r.stdout.splitlines()}
         missing = [f"{f}() in {names[f]}" for f in left if f not in found]
         self.assertEqual(missing, [])
+
+
+    def test_cost_of_the_replacement_is_the_recorded_one(self):
+        rec = files.read_json(config.top("evidence/entropy/summary.json"), kind=dict)
+        self.assertTrue(rec, "no kept make entropy record")
+        src = rec["sources"]
+        ours, ref = src["ours-user"], src["pristine-user"]
+        deltas = (ours["chain"]["summary"]["samples_per_block"] /
+                  ref["chain"]["summary"]["samples_per_block"])
+        cpu = ((ours["collect"]["seq"]["cpu_s"] / ours["collect"]["seq"]["blocks"]) /
+               (ref["collect"]["seq"]["cpu_s"] / ref["collect"]["seq"]["blocks"]))
+        with open(config.top("chapters/90-port-notes.nw")) as f:
+            notes = f.read()
+        texts = [("cover letter", self.cover[1]), ("port notes", notes)]
+        for what, ratio in (("time deltas", deltas), ("CPU time", cpu)):
+            said = [(name, m.group(1)) for name, text in texts
+                    for m in re.finditer(r"about (\w+) times the " + what,
+                                         re.sub(r"\s+", " ", text))]
+            self.assertEqual(len(said), 2, f"{what}: {said}")
+            for name, word in said:
+                self.assertEqual(number(word), round(ratio),
+                                 f"{name}: about {word} times the {what}, the record "
+                                 f"says {ratio:.2f}")
 
 
 if __name__ == "__main__":
