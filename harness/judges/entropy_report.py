@@ -181,15 +181,40 @@ def checks(summary):
             out.append(Check.failed(f"{cid}.collected", f"{name}: raw samples "
                                     "collected and assessed", s["error"], origin="host"))
             continue
+        fails = s["collect"].get("startup_failures", 0)
         out.append(Check.passed(f"{cid}.collected", f"{name}: raw samples collected "
                                 "and assessed", origin="host",
                                 counts={"samples": s["collect"]["seq"]["samples"],
-                                        "restarts": s["collect"]["restart"]["restarts"]},
+                                        "restarts": s["collect"]["restart"]["restarts"],
+                                        "startup_failures": fails},
                                 details={"h_i": s["h_i"], "emulated": s["emulated"]}))
         if s["design"] != "ours" or not claims.credited(name):
             continue
+        if "startup_failures" in s["collect"]:      # (a kernel refuses at boot instead)
+            out.append(startup_check(cid, name, s))
         out += evidence_checks(cid, s, code, name)
     return out
+
+
+# A collection starts a collector, with its start-up test, once for the
+# consecutive samples and once per restart.  Its cutoffs let a sample of a
+# working timer fail with probability 2^-30 or so (the claim's alpha), and a
+# start-up test reads 1024 of them: over 1001 starts one failure is already
+# unlikely, two are a finding (the same allowance as health-fp's).
+STARTUP_FAILURES_ALLOWED = 1
+
+
+def startup_check(cid, name, s):
+    """entropy.<source>.startup: the start-up test of our core, run at
+    every start of a collector, did not fail on a working timer."""
+    fails = s["collect"].get("startup_failures", 0)
+    starts = 1 + s["collect"]["restart"]["restarts"]
+    return Check.judge(f"{cid}.startup", f"{name}: the start-up test passes on the "
+                       "samples of a working timer",
+                       [f"the start-up test failed {fails} times in {starts} starts "
+                        f"of a collector (at most {STARTUP_FAILURES_ALLOWED} allowed)"]
+                       if fails > STARTUP_FAILURES_ALLOWED else [],
+                       origin="host", counts={"startup_failures": fails, "starts": starts})
 
 
 def cutoffs_check(code):

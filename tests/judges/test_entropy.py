@@ -192,7 +192,7 @@ class ChainTest(unittest.TestCase):
 
 
 def summary_of(h_i=5.0, h_vn=0.85, sanity=True, fires=0, validation=True, q=0.3,
-               name="ours-user"):
+               name="ours-user", startup_failures=None):
     steps, s = chain.ours(h_i, 0.3, h_vn, 2200)
     health = {k: {"fires": 0} for k in ("rct", "apt", "lag", "vn")}
     health["lag"]["fires"] = fires
@@ -203,6 +203,8 @@ def summary_of(h_i=5.0, h_vn=0.85, sanity=True, fires=0, validation=True, q=0.3,
            "assessment": {"restart": {"sanity": sanity, "pass": sanity and validation,
                                       "reason": "x"}},
            "chain": {"steps": steps, "summary": s}}
+    if startup_failures is not None:
+        src["collect"]["startup_failures"] = startup_failures
     return {"code": er.code_claims(), "sources": {name: src,
                                                   "ours-kernel": {"error": "no kernel"}}}
 
@@ -220,6 +222,21 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(v["entropy.ours-user.restart"], "pass")
         self.assertEqual(v["entropy.ours-user.health-fp"], "pass")
         self.assertEqual(v["entropy.ours-kernel.collected"], "fail")
+
+    def test_start_up_failures_of_our_core(self):
+        """A user-space collector reports its start-up failures: one in its
+        1001 starts passes, two fail entropy.<source>.startup; a source
+        that reports none (a kernel, which refuses at boot instead) has no
+        such check; the count is in the collected check either way."""
+        for fails, want in ((0, "pass"), (1, "pass"), (2, "fail")):
+            with self.subTest(fails=fails):
+                cs = {c.id: c for c in er.checks(summary_of(startup_failures=fails))}
+                self.assertEqual(cs["entropy.ours-user.startup"].status, want)
+                self.assertEqual(cs["entropy.ours-user.collected"].counts
+                                 ["startup_failures"], fails)
+        self.assertIn("failed 2 times in 1001 starts", {c.id: c for c in er.checks(
+            summary_of(startup_failures=2))}["entropy.ours-user.startup"].reason)
+        self.assertNotIn("entropy.ours-user.startup", self.verdicts())
 
     def test_decided_by_names_the_lowest_estimator_and_its_bound(self):
         """The local bound decides when P_local > P_global'; r is the

@@ -8,6 +8,7 @@ see, consecutively, so that our core's unbiased bits come out exactly
 sixteen words per block.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -18,6 +19,8 @@ from harness.base import config, kcache
 from harness.judges import entropy_collect as ec
 from harness.judges import entropy_data as ed
 from harness.judges import jitter_model as model
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 # kbuild's record of the test kernel's crypto/jitterentropy.o (its source
 # tree's path replaced by SRC), as make kernel leaves it.
@@ -204,6 +207,50 @@ class PristineHostTest(unittest.TestCase):
         self.assertRegex(r.stderr, r'^collect: pristine-user: the hash is not SHA3-256: '
                          r'SHA3-256\("abc"\) gave 0{64}, FIPS 202 says 3a985da7.*; '
                          r'not collecting\n$')
+
+
+class StartupFailureTest(unittest.TestCase):
+    """collect.c runs a collector's start-up test at every start (the
+    consecutive run and each restart): a failure is counted and the test
+    run again, as a later module load would; three in a row end the
+    collection with one line.  (Before, the first failure ended it: a
+    make entropy of 2026-12-06 lost 6.1's collection to one start-up
+    failure of 6.1's core, JENT_EHEALTH, among its 1001 starts.)"""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="entropy-startup-")
+        edir = config.top(ec.EDIR)
+        cls.exe = os.path.join(cls.tmp, "collect")
+        subprocess.run(["gcc"] + ec.HOST_CFLAGS + ["-I", edir, "-o", cls.exe,
+                        os.path.join(edir, "collect.c"), os.path.join(edir, "zalloc.c"),
+                        os.path.join(HERE, "startup_stub.c")], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def collect(self, fails):
+        env = dict(os.environ, STARTUP_FAILS=fails)
+        out = os.path.join(self.tmp, "out-" + fails.replace(",", "-"))
+        os.makedirs(out, exist_ok=True)
+        return subprocess.run([self.exe, "64", "5", "16", out], capture_output=True,
+                              text=True, env=env)
+
+    def test_a_failed_start_is_counted_and_run_again(self):
+        r = self.collect("2,5")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rec = json.loads(r.stdout.splitlines()[-1])
+        self.assertEqual((rec["startup_failures"], rec["restart"]["restarts"]), (2, 5))
+        self.assertEqual(self.collect("").returncode, 0)
+        self.assertEqual(json.loads(self.collect("").stdout)["startup_failures"], 0)
+
+    def test_three_in_a_row_end_the_collection(self):
+        r = self.collect("3,4,5")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, "collect: startup-stub: the start-up test failed 3 "
+                         "times in a row (last with 9)\n")
+        self.assertEqual(r.stdout, "")
 
 
 class CollectTest(unittest.TestCase):

@@ -133,10 +133,13 @@ def sources_md(data, esc):
                      f(c["seq"]["samples"]), f(s["samples_per_block"], 1),
                      f"{c['restart']['restarts']} x {c['restart']['len']}, by "
                      f"{c['restart'].get('by', 'a new collector')}",
-                     f"{st['passed']} of {st['boots']}" if st else "--"])
+                     f"{st['passed']} of {st['boots']}" if st else
+                     f"{1 + c['restart']['restarts']} of "
+                     f"{1 + c['restart']['restarts'] + c['startup_failures']}"
+                     if "startup_failures" in c else "--"])
     return table(["source (`-fixed`: fixed loop counts)", "where", "timer",
                   "samples in a row", "samples a block", "restarts",
-                  "start-up passed at boot"], rows)
+                  "start-up test passed (at boot, or at each start of a collector)"], rows)
 
 
 def symbol_md(data):

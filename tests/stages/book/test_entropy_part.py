@@ -17,10 +17,12 @@ from harness.stages.book import entropy
 from harness.stages.book.md import code, esc
 
 
-def fake_source(name, h_i, emulated=False, design="ours"):
+def fake_source(name, h_i, emulated=False, design="ours", startup_failures=None):
     meta = {"design": design, "emulated": emulated, "where": f"somewhere {name}",
             "clock": "rdtsc", "seq": {"samples": 1000000, "blocks": 450, "cpu_s": 2.0},
             "restart": {"restarts": 1000, "len": 1000}, "wall_total_s": 9.5}
+    if startup_failures is not None:
+        meta["startup_failures"] = startup_failures
     desc = {"quantiles": {k: 1000 for k in ("min", "p0.1", "p1", "p25", "median", "p75",
                                             "p99", "p99.9", "max")},
             "iqr": 600, "distinct": 400, "lattice_step": 21, "plugin_h_delta": 5.7,
@@ -92,6 +94,19 @@ class EntropyPartTest(unittest.TestCase):
         self.assertEqual(sorted(n.split(":")[0] for n in notes),
                          ["entropy figure entropy-correlation",
                           "entropy figure entropy-restart"])
+
+    def test_start_up_failures_of_a_collector_are_shown(self):
+        """A user-space collector's start-up tests: 1001 passed of the 1002
+        run when one failed and was run again (6.1's core, 2026-12-06)."""
+        s = {"code": er.code_claims(), "sources": {
+            "ours-user": fake_source("ours-user", 4.8, startup_failures=0),
+            "pristine-user": fake_source("pristine-user", 5.6, design="pristine",
+                                         startup_failures=1)}}
+        files.write_json(os.path.join(self.top, entropy.SUMMARY), s)
+        md, _ = entropy.render(self.ctx)
+        self.assertIn("start-up test passed (at boot, or at each start of a collector)", md)
+        self.assertIn("| 1001 of 1001 |", md)
+        self.assertIn("| 1001 of 1002 |", md)
 
     def test_a_source_not_collected_is_shown_and_noted(self):
         s = {"code": er.code_claims(), "sources": {
