@@ -101,6 +101,7 @@ typedef unsigned char u8;
 #define JENT_STIR_CONSTANT	0x67452301efcdab89ULL
 #define JENT_STIR_MIXER		0x98badcfe10325476ULL
 #define JENT_BLOCK_WORDS	16
+#define JENT_FIRST_PRIMING	64	/* measurements before a collector's first block */
 #define JENT_RCT_CUTOFF			31
 #define JENT_RCT_CUTOFF_PERMANENT	61
 #define JENT_APT_WINDOW			512
@@ -147,6 +148,7 @@ struct rand_data {
 	int failed;			/* a permanent health failure was seen */
 	u8 block[JENT_BLOCK_BYTES];	/* the last output block (secret) */
 	void *hash;			/* the host's SHA3-256 handle */
+	unsigned int primed;		/* the first block's priming is done */
 	struct jent_health health;
 };
 
@@ -424,7 +426,9 @@ static int jent_gen_block(struct rand_data *ec)
 	u64 bit;
 	int ret = JENT_HEALTH_OK;
 
-	jent_measure_jitter(ec, &bit);
+	for (i = 0; i < (ec->primed ? 1 : JENT_FIRST_PRIMING); i++)
+		jent_measure_jitter(ec, &bit);
+	ec->primed = 1;
 	for (i = 0; i < JENT_BLOCK_BYTES; i++)
 		in[i] = ec->block[i];
 	for (w = 0; w < JENT_BLOCK_WORDS; w++) {

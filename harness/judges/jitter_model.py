@@ -20,6 +20,7 @@ STIR_CONSTANT = 0x67452301EFCDAB89
 STIR_MIXER = 0x98BADCFE10325476
 LFSR_TAPS = (63, 60, 55, 30, 27, 22)
 BLOCK_BYTES, BLOCK_WORDS = 32, 16
+FIRST_PRIMING = 64          # measurements before a collector's first block
 RCT_CUT, RCT_CUT_PERM = 31, 61
 APT_WINDOW, APT_CUT, APT_CUT_PERM = 512, 325, 355
 VN_CUT, VN_CUT_PERM = 156, 312
@@ -186,6 +187,7 @@ class Collector:
         self.failed = False
         self.health = Health()
         self.trace = []
+        self.primed = False
 
     # -- one measurement --
     def measure(self):
@@ -239,7 +241,9 @@ class Collector:
         return OK, self.data
 
     def gen_block(self):
-        self.measure()                      # priming: only sets prev
+        for _ in range(1 if self.primed else FIRST_PRIMING):
+            self.measure()                  # priming: only sets prev
+        self.primed = True
         msg = self.block
         for _ in range(BLOCK_WORDS):
             lv, w = self.word()

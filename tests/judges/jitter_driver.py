@@ -138,13 +138,15 @@ def jittery(seed, base=None, spread=None):
     return rnd.getrandbits(40) + 1, [("rand", rnd.getrandbits(63) | 1, base, spread, 0)]
 
 
-def deltas_timer(deltas, t0=1000):
-    """A timer on which measurement i after the priming one has the delta
-    deltas[i].  A measurement reads the timer three times (memory loop
-    count, time stamp, fold loop count); the delta is the distance between
-    two time stamps, so it spans the 3rd read of one measurement and the
-    1st and 2nd of the next: here +0, +1 and +(delta - 1)."""
-    incs = [1, 1, 0]
+def deltas_timer(deltas, t0=1000, priming=model.FIRST_PRIMING):
+    """A timer on which measurement i after the first block's priming ones
+    (priming of them: model.FIRST_PRIMING for a read of a new collector,
+    1 for the start-up test) has the delta deltas[i].  A measurement
+    reads the timer three times (memory loop count, time stamp, fold loop
+    count); the delta is the distance between two time stamps, so it spans
+    the 3rd read of one measurement and the 1st and 2nd of the next: here
+    +0, +1 and +(delta - 1)."""
+    incs = [1, 1, 0] * priming
     for d in deltas:
         incs += [1, d - 1, 0] if d else [0, 0, 0]
     return t0, [("inc", x & M64) for x in incs]

@@ -353,9 +353,10 @@ class VonNeumannTest(unittest.TestCase):
 
     def test_one_word_needs_at_least_128_measurements(self):
         _, ec = compare_read(self, *jittery(13), [1])
-        # one block: a priming measurement, then 16 words of 64 pairs or more
-        self.assertEqual(model.BLOCK_WORDS, 16)
-        self.assertGreaterEqual(len(ec.trace), 1 + 16 * 128)
+        # a new collector's first block: 64 priming measurements, then 16
+        # words of 64 pairs or more
+        self.assertEqual((model.BLOCK_WORDS, model.FIRST_PRIMING), (16, 64))
+        self.assertGreaterEqual(len(ec.trace), 64 + 16 * 128)
 
     def test_stuck_samples_are_discarded(self):
         """Replacing every stuck measurement's bit by its opposite does not
@@ -385,6 +386,25 @@ class VonNeumannTest(unittest.TestCase):
 
 class ConditioningTest(unittest.TestCase):
     """Blocks are SHA3-256(previous block || sixteen pool words)."""
+
+    def test_first_block_of_a_collector_is_primed_longer(self):
+        """A new collector's first block starts with FIRST_PRIMING
+        measurements that go nowhere (the cold start the restart test saw in
+        its early columns), each later block with one; C and model agree."""
+        t0, segs = jittery(31)
+        compare_read(self, t0, segs, [32, 32])
+        probe = model.Collector(model.Timer(t0, segs))
+        samples = []
+        orig = probe.sample
+
+        def sample():
+            samples.append(1)
+            return orig()
+        probe.sample = sample
+        probe.read(32)
+        self.assertEqual(len(probe.trace) - len(samples), model.FIRST_PRIMING)
+        probe.read(32)
+        self.assertEqual(len(probe.trace) - len(samples), model.FIRST_PRIMING + 1)
 
     def test_block_is_sha3_of_chain_and_words(self):
         t0, segs = jittery(15)
