@@ -242,8 +242,9 @@ class StartupFailureTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         rec = json.loads(r.stdout.splitlines()[-1])
         self.assertEqual((rec["startup_failures"], rec["restart"]["restarts"]), (2, 5))
-        self.assertEqual(self.collect("").returncode, 0)
-        self.assertEqual(json.loads(self.collect("").stdout)["startup_failures"], 0)
+        r = self.collect("")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["startup_failures"], 0)
 
     def test_three_in_a_row_end_the_collection(self):
         r = self.collect("3,4,5")
