@@ -101,7 +101,7 @@ typedef unsigned char u8;
 #define JENT_STIR_CONSTANT	0x67452301efcdab89ULL
 #define JENT_STIR_MIXER		0x98badcfe10325476ULL
 #define JENT_BLOCK_WORDS	16
-#define JENT_FIRST_PRIMING	64	/* measurements before a collector's first block */
+#define JENT_FIRST_PRIMING	64	/* samples (32 pairs) before the first bit */
 #define JENT_RCT_CUTOFF			31
 #define JENT_RCT_CUTOFF_PERMANENT	61
 #define JENT_APT_WINDOW			512
@@ -148,7 +148,7 @@ struct rand_data {
 	int failed;			/* a permanent health failure was seen */
 	u8 block[JENT_BLOCK_BYTES];	/* the last output block (secret) */
 	void *hash;			/* the host's SHA3-256 handle */
-	unsigned int primed;		/* the first block's priming is done */
+	unsigned int priming;		/* priming pairs still to come */
 	struct jent_health health;
 };
 
@@ -350,29 +350,41 @@ static int jent_sample(struct rand_data *ec, u64 *bit, int *stuck)
 	return jent_health_insert(&ec->health, delta);
 }
 
-static int jent_unbiased_bit(struct rand_data *ec, u64 *bit)
+static int jent_pair(struct rand_data *ec, u64 *bit, int *made)
 {
 	u64 a, b;
 	int stuck_a, stuck_b, level;
 
-	for (;;) {
-		level = jent_sample(ec, &a, &stuck_a);
-		if (level)
-			return level;
-		level = jent_sample(ec, &b, &stuck_b);
-		if (level)
-			return level;
-		if (!stuck_a && !stuck_b && a != b) {
-			ec->health.vn_misses = 0;
-			*bit = a;
-			return JENT_HEALTH_OK;
-		}
-		ec->health.vn_misses++;
-		level = jent_health_level(ec->health.vn_misses, JENT_VN_CUTOFF,
-					  JENT_VN_CUTOFF_PERMANENT);
-		if (level)
-			return level;
+	*made = 0;
+	level = jent_sample(ec, &a, &stuck_a);
+	if (level)
+		return level;
+	level = jent_sample(ec, &b, &stuck_b);
+	if (level)
+		return level;
+	if (!stuck_a && !stuck_b && a != b) {
+		ec->health.vn_misses = 0;
+		*bit = a;
+		*made = 1;
+		return JENT_HEALTH_OK;
 	}
+	ec->health.vn_misses++;
+	return jent_health_level(ec->health.vn_misses, JENT_VN_CUTOFF,
+				 JENT_VN_CUTOFF_PERMANENT);
+}
+
+static int jent_unbiased_bit(struct rand_data *ec, u64 *bit)
+{
+	int made, level;
+
+	do {
+		level = jent_pair(ec, bit, &made);
+		if (!level && ec->priming) {
+			ec->priming--;
+			made = 0;
+		}
+	} while (!level && !made);
+	return level;
 }
 
 static u64 jent_lfsr_step(u64 data, u64 bit)
@@ -426,9 +438,7 @@ static int jent_gen_block(struct rand_data *ec)
 	u64 bit;
 	int ret = JENT_HEALTH_OK;
 
-	for (i = 0; i < (ec->primed ? 1 : JENT_FIRST_PRIMING); i++)
-		jent_measure_jitter(ec, &bit);
-	ec->primed = 1;
+	jent_measure_jitter(ec, &bit);
 	for (i = 0; i < JENT_BLOCK_BYTES; i++)
 		in[i] = ec->block[i];
 	for (w = 0; w < JENT_BLOCK_WORDS; w++) {
@@ -511,6 +521,7 @@ struct rand_data *jent_entropy_collector_alloc(unsigned int osr,
 	}
 	ec->osr = osr ? osr : 1;
 	ec->hash = hash;
+	ec->priming = JENT_FIRST_PRIMING / 2;
 	return ec;
 }
 

@@ -36,6 +36,7 @@ import os
 import subprocess
 
 from ..base import config
+from . import jitter_model as model
 
 EDIR = "conformance/entropy"
 HOST_CFLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
@@ -215,6 +216,15 @@ FIXED = "-fixed"
 def base_of(name):
     """The source a -fixed source is a variant of (the name itself otherwise)."""
     return name.removesuffix(FIXED)
+
+
+def priming_of(name):
+    """The raw samples a new collector of the source makes before its
+    first bit: our core's priming samples (jitter_model.FIRST_PRIMING),
+    which the raw noise interface records with the rest; none for 6.1's
+    core.  A restart is recorded this many samples longer, and SP 800-90B
+    3.1.4's matrix is of the samples after them."""
+    return 0 if base_of(name) == "pristine-user" else model.FIRST_PRIMING
 
 
 def run(exe, outdir, samples, restarts, length, timeout=3600, fixed=False):

@@ -4,6 +4,8 @@ chapter "The CPU Jitter RNG: entropy evidence".
 
     read_deltas(path)        the 64-bit deltas of a collection (little-endian u64)
     symbols(d, bits)         NIST's format: the low `bits` bits, one per byte
+    drop_columns(d, w, n)    rows of w samples without their first n (the priming)
+    first_columns(d, w, n)   the most common symbol's count in the first n columns
     fold_bits(d)             the parity of each delta: the folded bit
     vn_bits(d)               the bits our von Neumann step yields from them
     describe(d)              quantiles, distinct values, plug-in min-entropies
@@ -14,11 +16,14 @@ chapter "The CPU Jitter RNG: entropy evidence".
 vn_bits() is the rule of our core on a stream of raw samples: samples in
 pairs, the stuck test (delta, its first and second differences non-zero)
 run over the whole stream from a new collector, a pair yielding its first
-folded bit when neither is stuck and the bits differ.  A read's priming
-measurement is not a raw sample, and every block consumes whole pairs, so
-the pairs of the stream are its consecutive pairs (as long as no read
-failed, which the collection reports).  The host test checks the rule
-against the model's own bits.
+folded bit when neither is stuck and the bits differ.  A new collector's
+first block starts with FIRST_PRIMING priming samples (64, an even
+number), which are raw samples (recorded, stuck-tested, health-tested)
+but yield no bit; a read's priming measurement is not a raw sample; and
+every block consumes whole pairs, so the pairs of the stream after the
+priming samples are its consecutive pairs (as long as no read failed,
+which the collection reports).  The host test checks the rule against
+the model's own bits.
 """
 
 import array
@@ -52,6 +57,29 @@ def read_deltas(path, expect=None):
 def numpy_of(d):
     import numpy as np
     return np.frombuffer(d, dtype=np.uint64) if isinstance(d, array.array) else np.asarray(d, dtype=np.uint64)
+
+
+def drop_columns(d, width, n):
+    """The rows of width samples each in d, without their first n samples:
+    the restart matrix of SP 800-90B 3.1.4 after each restart's priming
+    samples."""
+    v = numpy_of(d)
+    if width <= n or len(v) % width:
+        raise DataError(f"{len(v)} samples are not rows of {width} with "
+                        f"{n} to drop from each")
+    return v.reshape(-1, width)[:, n:].reshape(-1)
+
+
+def first_columns(d, width, n, bits=8):
+    """Of rows of width samples each in d, the count of the most common
+    `bits`-bit symbol in each of the first n columns: the restart test's
+    column statistic (SP 800-90B 3.1.4.3) over the priming samples too."""
+    import numpy as np
+    v = numpy_of(d)
+    if len(v) % width:
+        raise DataError(f"{len(v)} samples are not rows of {width}")
+    m = (v.reshape(-1, width)[:, :min(n, width)] & np.uint64((1 << bits) - 1))
+    return [int(np.bincount(c.astype(np.int64), minlength=1 << bits).max()) for c in m.T]
 
 
 def symbols(d, bits=8):
@@ -93,15 +121,19 @@ def stuck_flags(d):
     return (v == 0) | (d2 == 0) | (d3 == 0)
 
 
-def vn_bits(d):
-    """The unbiased bits our core makes from the stream (see above)."""
+def vn_bits(d, priming=0):
+    """The unbiased bits our core makes from the stream (see above) of a
+    new collector, whose first `priming` samples (an even number) are
+    its priming samples: stuck-tested, never a bit."""
     import numpy as np
+    if priming % 2:
+        raise ValueError(f"priming samples come in pairs, not {priming}")
     v = numpy_of(d)
     n = len(v) // 2 * 2
     bits = parity(v[:n])
     st = stuck_flags(v)[:n]
-    a, b = bits[0::2], bits[1::2]
-    ok = ~st[0::2] & ~st[1::2] & (a != b)
+    a, b = bits[priming:n:2], bits[priming + 1:n:2]
+    ok = ~st[priming:n:2] & ~st[priming + 1:n:2] & (a != b)
     return a[ok].astype(np.uint8).tobytes()
 
 

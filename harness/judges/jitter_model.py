@@ -20,7 +20,7 @@ STIR_CONSTANT = 0x67452301EFCDAB89
 STIR_MIXER = 0x98BADCFE10325476
 LFSR_TAPS = (63, 60, 55, 30, 27, 22)
 BLOCK_BYTES, BLOCK_WORDS = 32, 16
-FIRST_PRIMING = 64          # measurements before a collector's first block
+FIRST_PRIMING = 64          # samples (32 pairs, no bit taken) before the first bit
 RCT_CUT, RCT_CUT_PERM = 31, 61
 APT_WINDOW, APT_CUT, APT_CUT_PERM = 512, 325, 355
 VN_CUT, VN_CUT_PERM = 156, 312
@@ -187,7 +187,7 @@ class Collector:
         self.failed = False
         self.health = Health()
         self.trace = []
-        self.primed = False
+        self.priming = FIRST_PRIMING // 2     # priming pairs still to come
 
     # -- one measurement --
     def measure(self):
@@ -215,21 +215,30 @@ class Collector:
         st = self.stuck(delta)
         return self.health.insert(delta), bit, st
 
+    def pair(self):
+        """(level, the bit or None)."""
+        lv, a, sa = self.sample()
+        if lv:
+            return lv, None
+        lv, b, sb = self.sample()
+        if lv:
+            return lv, None
+        if not sa and not sb and a != b:
+            self.health.vn = 0
+            return OK, a
+        self.health.vn += 1
+        return level(self.health.vn, VN_CUT, VN_CUT_PERM), None
+
     def unbiased_bit(self):
         while True:
-            lv, a, sa = self.sample()
+            lv, bit = self.pair()
             if lv:
                 return lv, None
-            lv, b, sb = self.sample()
-            if lv:
-                return lv, None
-            if not sa and not sb and a != b:
-                self.health.vn = 0
-                return OK, a
-            self.health.vn += 1
-            lv = level(self.health.vn, VN_CUT, VN_CUT_PERM)
-            if lv:
-                return lv, None
+            if self.priming:                # a priming pair: no bit taken
+                self.priming -= 1
+                continue
+            if bit is not None:
+                return OK, bit
 
     def word(self):
         for _ in range(64 * self.osr):
@@ -241,9 +250,7 @@ class Collector:
         return OK, self.data
 
     def gen_block(self):
-        for _ in range(1 if self.primed else FIRST_PRIMING):
-            self.measure()                  # priming: only sets prev
-        self.primed = True
+        self.measure()                      # the block's priming: only sets prev
         msg = self.block
         for _ in range(BLOCK_WORDS):
             lv, w = self.word()

@@ -51,6 +51,7 @@ OUT = config.build("entropy")
 SOURCES = ("ours-user", "ours-user-fixed", "pristine-user", "ours-kernel", "ours-uml",
            "ours-uml-fixed", "ours-uml-tsc", "ours-uml-tsc-fixed")
 VN_BITS = 1000000           # unbiased bits assessed for our design's chain
+PAST_PRIMING = 64           # restart columns after the priming ones shown with them
 VN_SAMPLES = 6000000        # raw samples that yield them (4 to 8 per bit)
 GUEST_TIMEOUT = 3600
 REBOOT_TIMEOUT = 600        # a KVM boot that records one restart
@@ -82,10 +83,12 @@ def collect_user(name, args, sdir):
     exe = ec.build(ec.base_of(name), bindir, pdir, kernel_cmd=cmd, sha3_cmd=hcmd)
     flags, differs = ec.kernel_object_flags(cmd)
     n = seq_samples(name, args)
+    p = ec.priming_of(name)
     say(f"{name}: {n:,} consecutive raw samples, then {args.restarts} restarts x "
-        f"{args.len} ({os.path.relpath(exe, config.TOP)})")
+        f"{p} + {args.len} ({os.path.relpath(exe, config.TOP)})")
     t0 = time.time()
-    meta = ec.run(exe, sdir, n, args.restarts, args.len, fixed=name.endswith(ec.FIXED))
+    meta = ec.run(exe, sdir, n, args.restarts, args.len + p, fixed=name.endswith(ec.FIXED))
+    meta["restart"]["priming"] = p
     if name == "pristine-user" and (meta["seq"]["intermittent"] or
                                     meta["restart"]["intermittent"]):
         # 6.1 reruns its start-up test after an intermittent failure, whose
@@ -139,8 +142,9 @@ def collect_kernel(args, sdir):
     init = guest.build()
     rd = initramfs.write(os.path.join(sdir, "initramfs.cpio"), init, src=src)
     by_reboot = args.accel == "kvm"
+    prim = ec.priming_of("ours-kernel")
     base = (f"{BASE_APPEND} conform.mode=entropy kunit.enable=0 "
-            f"conform.entropy_len={args.len}")
+            f"conform.entropy_len={args.len + prim}")
     say(f"ours-kernel: booting {release} ({args.accel}) in mode entropy")
     b, recs, parts = kernel_boot(
         img, rd, f"{base} conform.entropy_samples={args.samples} "
@@ -152,9 +156,10 @@ def collect_kernel(args, sdir):
     env = next((r for r in recs if r.get("type") == "entropy-env"), {})
     seq, rs = parts["seq"], dict(parts["restart"])
     if by_reboot:
-        rows, rs = [], {"rows": args.restarts, "len": args.len, "blocks": 0,
+        rows, rs = [], {"rows": args.restarts, "len": args.len + prim, "blocks": 0,
                         "intermittent": 0, "us": 0}
-        say(f"ours-kernel: {args.restarts} reboots x {args.len} samples (SP 800-90B 3.1.4)")
+        say(f"ours-kernel: {args.restarts} reboots x {prim} + {args.len} samples "
+            "(SP 800-90B 3.1.4)")
         for i in range(args.restarts):
             bdir = os.path.join(sdir, "boots", f"r{i:04d}")
             _, _, p = kernel_boot(img, rd, f"{base} conform.entropy_samples=0 "
@@ -172,8 +177,9 @@ def collect_kernel(args, sdir):
             "kernel": release, "boot_s": b.seconds, "qemu": b.command_line(),
             "seq": {"samples": seq["len"], "blocks": seq["blocks"],
                     "intermittent": seq["intermittent"], "kernel_s": seq["us"] / 1e6},
-            "restart": {"restarts": rs["rows"], "len": rs["len"], "blocks": rs["blocks"],
-                        "intermittent": rs["intermittent"], "wall_s": rs["us"] / 1e6,
+            "restart": {"restarts": rs["rows"], "len": rs["len"], "priming": prim,
+                        "blocks": rs["blocks"], "intermittent": rs["intermittent"],
+                        "wall_s": rs["us"] / 1e6,
                         "by": "reboot" if by_reboot else "new instance"}}
 
 
@@ -264,7 +270,7 @@ def derive(name, meta, args, sdir):
     jobs = []
     if meta["design"] == "ours":
         if len(d) > args.samples or not os.path.exists(os.path.join(sdir, "vn.bin")):
-            vn = ed.vn_bits(d)[:VN_BITS]
+            vn = ed.vn_bits(d, ec.priming_of(name))[:VN_BITS]
             write_bytes(os.path.join(sdir, "vn.bin"), vn)
             meta["vn"] = {"bits": len(vn), "from_samples": len(d)}
         write_bytes(os.path.join(sdir, "fold.bin"), ed.fold_bits(d[:args.samples]))
@@ -287,8 +293,19 @@ def derive(name, meta, args, sdir):
         d = d[:args.samples]
         write_bytes(path, d.tobytes())
     write_bytes(os.path.join(sdir, "raw.bin"), ed.symbols(d))
-    r = ed.read_deltas(os.path.join(sdir, "restart-deltas.bin"), args.restarts * args.len)
-    write_bytes(os.path.join(sdir, "restart.bin"), ed.symbols(r))
+    # Each restart's row starts with the new collector's priming samples,
+    # which yield no bit: SP 800-90B 3.1.4's matrix is of the samples after
+    # them (the chapter "entropy evidence" argues it).
+    p = ec.priming_of(name)
+    if (meta.get("restart") or {}).get("priming", 0) != p:
+        raise ed.DataError(f"{sdir}/collect.json: restarts recorded with "
+                           f"{(meta.get('restart') or {}).get('priming', 0)} priming "
+                           f"samples, this core makes {p}: collect again")
+    r = ed.read_deltas(os.path.join(sdir, "restart-deltas.bin"),
+                       args.restarts * (args.len + p))
+    write_bytes(os.path.join(sdir, "restart.bin"),
+                ed.symbols(ed.drop_columns(r, args.len + p, p)))
+    meta["restart"]["first_columns"] = ed.first_columns(r, args.len + p, p + PAST_PRIMING)
     files.write_json(os.path.join(sdir, "collect.json"), meta)
     return d, jobs
 

@@ -119,10 +119,11 @@ def collect(name, args, sdir, samples=None):
     cond = cond_boot(name, linux, rd, bdir, shuffle, sdir) if "tsc" in name else None
     if cond:
         startups.append(cond.pop("startup"))
-    say(f"{name}: {args.restarts} reboots x {args.len} samples (SP 800-90B 3.1.4)")
+    p = ec.priming_of(name)
+    say(f"{name}: {args.restarts} reboots x {p} + {args.len} samples (SP 800-90B 3.1.4)")
     t0, rows, boot_s, blocks, inter = time.time(), [], [], 0, 0
     append = (f"{APPEND}{shuffle} conform.entropy_samples=0 conform.entropy_restarts=1 "
-              f"conform.entropy_len={args.len}")
+              f"conform.entropy_len={args.len + p}")
     for i in range(args.restarts):
         parts, data, start, secs = one_boot(linux, rd, os.path.join(bdir, f"r{i:04d}"),
                                             append, BOOT_TIMEOUT)
@@ -141,7 +142,8 @@ def collect(name, args, sdir, samples=None):
             "emulated": False, "kernel": release, "uml": linux,
             "seq": {"samples": seq["len"], "blocks": seq["blocks"],
                     "intermittent": seq["intermittent"], "kernel_s": seq["us"] / 1e6},
-            "restart": {"restarts": args.restarts, "len": args.len, "blocks": blocks,
+            "restart": {"restarts": args.restarts, "len": args.len + p, "priming": p,
+                        "blocks": blocks,
                         "intermittent": inter, "wall_s": round(time.time() - t0, 1),
                         "by": "reboot", "boot_s_median": statistics.median(boot_s)
                         if boot_s else None},

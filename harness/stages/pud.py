@@ -86,7 +86,10 @@ def raw_md(data, code):
         "`random_get_entropy()` around one measurement, as the core hands it to the "
         "stuck test and the health tests.  It is assessed as an 8-bit symbol, its low "
         "8 bits, which can only under-state its entropy.  A block's priming "
-        "measurement is not a raw sample.", ""]
+        "measurement is not a raw sample.  A new collector's first 64 raw samples "
+        "are its priming samples: the stuck test and the health tests see them, no "
+        "bit is made from them, and the restart matrix is of the samples after "
+        "them.", ""]
 
 
 def environments_md(data, code):
@@ -118,7 +121,9 @@ def restart_md(data, code):
             continue
         rs = (s.get("assessment") or {}).get("restart") or {}
         r = s["collect"].get("restart", {})
-        body.append([f"`{n}`", f"{r.get('restarts')} x {r.get('len')}, by "
+        p = r.get("priming") or 0
+        shape = f"({p} + {r.get('len', 0) - p})" if p else f"{r.get('len')}"
+        body.append([f"`{n}`", f"{r.get('restarts')} x {shape}, by "
                      f"{r.get('by', 'a new collector')}", f(rs.get("h_i")),
                      f(rs.get("sanity")), f(rs.get("h_r")), f(rs.get("h_c")),
                      f(rs.get("pass"))])

@@ -138,16 +138,26 @@ def jittery(seed, base=None, spread=None):
     return rnd.getrandbits(40) + 1, [("rand", rnd.getrandbits(63) | 1, base, spread, 0)]
 
 
-def deltas_timer(deltas, t0=1000, priming=model.FIRST_PRIMING):
-    """A timer on which measurement i after the first block's priming ones
-    (priming of them: model.FIRST_PRIMING for a read of a new collector,
-    1 for the start-up test) has the delta deltas[i].  A measurement
-    reads the timer three times (memory loop count, time stamp, fold loop
-    count); the delta is the distance between two time stamps, so it spans
-    the 3rd read of one measurement and the 1st and 2nd of the next: here
-    +0, +1 and +(delta - 1)."""
+def priming_deltas(n=model.FIRST_PRIMING):
+    """Deltas for a new collector's priming samples, which the health
+    tests and the stuck test see but no bit comes from: all distinct, none
+    stuck (the second difference is 26), and far above the deltas the
+    tests choose, so that they start no repetition, no APT match and no
+    lag match of a test's own deltas."""
+    return [1000003 + 13 * i * i + 5 * i for i in range(n)]
+
+
+def deltas_timer(deltas, t0=1000, priming=1, prime=True):
+    """A timer on which the samples of a read of a new collector have the
+    deltas deltas[i], after the block's priming measurement and (prime)
+    the collector's priming samples, priming_deltas().  The start-up test
+    makes one priming measurement and no priming samples (prime=False).
+    A measurement reads the timer three times (memory loop count, time
+    stamp, fold loop count); the delta is the distance between two time
+    stamps, so it spans the 3rd read of one measurement and the 1st and
+    2nd of the next: here +0, +1 and +(delta - 1)."""
     incs = [1, 1, 0] * priming
-    for d in deltas:
+    for d in (priming_deltas() if prime else []) + list(deltas):
         incs += [1, d - 1, 0] if d else [0, 0, 0]
     return t0, [("inc", x & M64) for x in incs]
 

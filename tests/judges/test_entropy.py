@@ -76,8 +76,9 @@ class DataTest(unittest.TestCase):
 
     def test_vn_bits_are_the_cores(self):
         """The unbiased bits entropy_data.vn_bits() makes from a stream of
-        raw samples are exactly the bits the model's core feeds its LFSR,
-        over several blocks of a jittery timer with stuck samples."""
+        raw samples, after a new collector's priming samples, are exactly
+        the bits the model's core feeds its LFSR, over several blocks of a
+        jittery timer with stuck samples."""
         rnd = random.Random(41)
         deltas = [rnd.choice((700, 700, 701, 903, 1109)) if rnd.random() < .2
                   else rnd.randrange(500, 3000) for _ in range(30000)]
@@ -96,7 +97,12 @@ class DataTest(unittest.TestCase):
         finally:
             model.lfsr = lfsr
         self.assertEqual(len(fed), 3 * model.BLOCK_WORDS * 64)
-        self.assertEqual(list(ed.vn_bits(stream(raw))), fed)
+        self.assertEqual(len(raw) % 2, 0)
+        self.assertEqual(list(ed.vn_bits(stream(raw), model.FIRST_PRIMING)), fed)
+        # the priming samples are recorded but yield no bit
+        self.assertNotEqual(list(ed.vn_bits(stream(raw))), fed)
+        with self.assertRaises(ValueError):
+            ed.vn_bits(stream(raw), 3)
 
     def test_symbols_fold_and_stuck(self):
         d = stream([0x1FF, 0x100, 3, 3, 5, 7, 2 ** 64 - 1])
@@ -298,3 +304,4 @@ class ReportTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+

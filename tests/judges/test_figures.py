@@ -138,19 +138,21 @@ class ReplayTest(unittest.TestCase):
     def test_recorded_guest_read_replays(self):
         """The real guest record replays to the kernel's output, using
         every recorded time stamp, and its raw samples are the measurements
-        minus the first block's priming ones (model.FIRST_PRIMING)."""
+        but the block's priming one, the first FIRST_PRIMING of them the
+        collector's priming samples."""
         g = jr.guest_record(recorded())
         r = jr.replay(g)
         self.assertEqual(r["stamps"], len(g["stamps"]))
         self.assertEqual(r["measurements"] * 3, len(g["stamps"]))
-        p = model.FIRST_PRIMING
-        self.assertEqual(len(r["samples"]), r["measurements"] - p)
+        self.assertEqual(len(r["samples"]), r["measurements"] - 1)
+        self.assertGreater(len(r["samples"]), model.FIRST_PRIMING + 64 * 2 * 16)
         deltas = [s[0] for s in r["samples"]]
         t = g["stamps"]
         # Each raw sample's delta is the difference of two measurement time
         # stamps (the second of each measurement's three timer reads); the
-        # first follows the last priming measurement.
-        self.assertEqual(deltas[0], t[3 * p + 1] - t[3 * p - 2])
+        # first follows the block's priming measurement.
+        self.assertEqual(deltas[0], t[4] - t[1])
+        self.assertEqual(deltas[1], t[7] - t[4])
         self.assertTrue(all(s[3] == 0 for s in r["samples"]))
 
     def test_tampered_records_do_not_replay(self):
@@ -160,8 +162,8 @@ class ReplayTest(unittest.TestCase):
         # A time stamp (the second timer read of a measurement) moved by one
         # tick moves two deltas; whether that changes a folded bit depends
         # on their carries, so the first such stamp is the one spoiled (after
-        # the priming measurements, whose deltas go nowhere).
-        first = 3 * model.FIRST_PRIMING + 1
+        # the collector's priming samples, whose bits go nowhere).
+        first = 3 * (1 + model.FIRST_PRIMING) + 1
         at = next(i for i in range(first, first + 400, 3) if
                   model.fold(g["stamps"][i] + 1 - g["stamps"][i - 3]) !=
                   model.fold(g["stamps"][i] - g["stamps"][i - 3]) and

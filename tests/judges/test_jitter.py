@@ -31,8 +31,8 @@ import subprocess
 import tempfile
 import unittest
 
-from .jitter_driver import JDIR, M64, TANGLED, compare_read, drive, jittery, model, need, \
-    parse_state, timer_lines, traces
+from .jitter_driver import JDIR, M64, TANGLED, compare_read, deltas_timer, drive, jittery, \
+    model, need, parse_state, timer_lines, traces
 
 
 class BuildTest(unittest.TestCase):
@@ -387,25 +387,63 @@ class VonNeumannTest(unittest.TestCase):
 class ConditioningTest(unittest.TestCase):
     """Blocks are SHA3-256(previous block || sixteen pool words)."""
 
+    @staticmethod
+    def counting(probe):
+        """Count probe's samples, and its pairs made while it was priming
+        (whose bits nobody takes)."""
+        n = {"samples": 0, "priming_pairs": 0}
+        sample, pair = probe.sample, probe.pair
+
+        def counted_sample():
+            n["samples"] += 1
+            return sample()
+
+        def counted_pair():
+            n["priming_pairs"] += bool(probe.priming)
+            return pair()
+        probe.sample, probe.pair = counted_sample, counted_pair
+        return n
+
     def test_first_block_of_a_collector_is_primed_longer(self):
-        """A new collector's first block starts with FIRST_PRIMING
-        measurements that go nowhere (the cold start the restart test saw in
-        its early columns), each later block with one; C and model agree."""
+        """A new collector's first FIRST_PRIMING samples are 32 pairs made
+        as every pair is, by the stuck test and the health tests, whose
+        bits are not taken (the warm-up of the sampling path the restart
+        test saw in its early columns); every block starts with one
+        priming measurement that is no sample.  C and model agree, and the
+        pool takes 64 bits a word all the same."""
         t0, segs = jittery(31)
         compare_read(self, t0, segs, [32, 32])
         probe = model.Collector(model.Timer(t0, segs))
-        samples = []
-        orig = probe.sample
+        n = self.counting(probe)
+        fed, lfsr = [], model.lfsr
+        model.lfsr = lambda data, bit: (fed.append(bit), lfsr(data, bit))[1]
+        try:
+            self.assertEqual(probe.read(32)[0], 0)
+            self.assertEqual(len(probe.trace) - n["samples"], 1)
+            self.assertEqual((n["priming_pairs"], probe.priming), (model.FIRST_PRIMING // 2, 0))
+            self.assertEqual(probe.health.apt_seen, n["samples"] % model.APT_WINDOW)
+            self.assertEqual(probe.read(32)[0], 0)
+        finally:
+            model.lfsr = lfsr
+        self.assertEqual(len(probe.trace) - n["samples"], 2)
+        self.assertEqual(n["priming_pairs"], model.FIRST_PRIMING // 2)
+        self.assertEqual(len(fed), 2 * model.BLOCK_WORDS * 64)
 
-        def sample():
-            samples.append(1)
-            return orig()
-        probe.sample = sample
-        probe.read(32)
-        self.assertEqual(len(probe.trace) - len(samples), model.FIRST_PRIMING)
-        probe.read(32)
-        self.assertEqual(len(probe.trace) - len(samples), model.FIRST_PRIMING + 1)
-
+    def test_a_failed_priming_goes_on_at_the_next_read(self):
+        """A repetition among the priming samples fails the read (-2) at
+        the 31st sample, in the 16th pair; the next read of that collector
+        makes the 17 priming pairs still to come, then its block.  C and
+        model agree."""
+        deltas = [500] * 32 + [2000 + 3 * k * k + k for k in range(6000)]
+        t0, segs = deltas_timer(deltas, prime=False)
+        res, _ = compare_read(self, t0, segs, [32, 32])
+        self.assertEqual([r for r, _ in res], [-2, 0])
+        probe = model.Collector(model.Timer(t0, segs))
+        n = self.counting(probe)
+        self.assertEqual(probe.read(32)[0], -2)
+        self.assertEqual((n["samples"], n["priming_pairs"], probe.priming), (31, 16, 17))
+        self.assertEqual(probe.read(32)[0], 0)
+        self.assertEqual((n["priming_pairs"], probe.priming), (16 + 17, 0))
     def test_block_is_sha3_of_chain_and_words(self):
         t0, segs = jittery(15)
         (r1, b1), (r2, b2) = compare_read(self, t0, segs, [32, 32])[0]

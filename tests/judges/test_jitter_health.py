@@ -264,7 +264,7 @@ class StartupTest(unittest.TestCase):
     @staticmethod
     def deltas_timer(deltas, t0=1000):
         # (the start-up test makes one priming measurement, not a block's)
-        return deltas_timer(deltas, t0, priming=1)
+        return deltas_timer(deltas, t0, prime=False)
 
     N = model.WARMUP + model.SAMPLES
 

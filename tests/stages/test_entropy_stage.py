@@ -140,17 +140,69 @@ class KernelRestartsTest(unittest.TestCase):
 
     def test_kvm_restarts_are_reboots(self):
         meta, seq, rows = self.collect("kvm")
+        n = 4 + ec.priming_of("ours-kernel")        # each row with its priming samples
         self.assertEqual([b[1:3] for b in FakeBoot.boots], [(5, 0)] + [(0, 1)] * 3)
         self.assertEqual(seq, list(range(1000, 1005)))
-        self.assertEqual(rows, [x for i in (2, 3, 4) for x in range(1000 * i, 1000 * i + 4)])
+        self.assertEqual(rows, [x for i in (2, 3, 4) for x in range(1000 * i, 1000 * i + n)])
         self.assertEqual(meta["restart"]["by"], "reboot")
         self.assertEqual(meta["restart"]["restarts"], 3)
+        self.assertEqual((meta["restart"]["len"], meta["restart"]["priming"]), (n, 64))
 
     def test_tcg_restarts_are_in_the_boot(self):
         meta, seq, rows = self.collect("tcg")
         self.assertEqual([b[1:3] for b in FakeBoot.boots], [(5, 3)])
-        self.assertEqual(len(rows), 12)
+        self.assertEqual(len(rows), 3 * (4 + 64))
         self.assertEqual(meta["restart"]["by"], "new instance")
+
+
+class RestartMatrixTest(unittest.TestCase):
+    """The restart matrix of SP 800-90B 3.1.4 is of the samples after each
+    restart's priming samples (our core: 64; 6.1's: none); the priming
+    columns are counted beside it; a collection made with another number
+    of priming samples is refused, not misread."""
+
+    def derive(self, name, priming, rows=3, length=5):
+        sdir = tempfile.mkdtemp(prefix="entropy-derive-")
+        self.addCleanup(shutil.rmtree, sdir)
+        rnd = random.Random(5)
+        seq = array.array("Q", (rnd.randrange(900, 1100) for _ in range(400)))
+        width = length + priming
+        # row r: sample c is 256 * c + r % 2 (low byte r % 2): columns repeat
+        # one of two symbols, so each column's count is known
+        rst = array.array("Q", (256 * c + r % 2 for r in range(rows) for c in range(width)))
+        with open(os.path.join(sdir, "deltas.bin"), "wb") as f:
+            f.write(seq.tobytes())
+        with open(os.path.join(sdir, "restart-deltas.bin"), "wb") as f:
+            f.write(rst.tobytes())
+        meta = {"design": "pristine" if name == "pristine-user" else "ours",
+                "restart": {"restarts": rows, "len": width, "priming": priming}}
+        args = argparse.Namespace(samples=400, restarts=rows, len=length)
+        entropy.derive(name, meta, args, sdir)
+        with open(os.path.join(sdir, "restart.bin"), "rb") as f:
+            return meta, f.read()
+
+    def test_ours_leaves_out_the_priming_samples(self):
+        meta, matrix = self.derive("ours-uml-tsc-fixed", 64)
+        # the symbols of columns 64..68 of each row: 256 c + r % 2 -> r % 2
+        self.assertEqual(matrix, bytes([0] * 5 + [1] * 5 + [0] * 5))
+        cols = meta["restart"]["first_columns"]
+        self.assertEqual(len(cols), 64 + 5)
+        self.assertEqual(set(cols), {2})
+
+    def test_pristine_keeps_every_sample(self):
+        meta, matrix = self.derive("pristine-user", 0)
+        self.assertEqual(len(matrix), 15)
+
+    def test_a_collection_with_other_priming_is_refused(self):
+        for name, priming in (("ours-user", 0), ("ours-user", 32), ("pristine-user", 64)):
+            with self.subTest(name=name, priming=priming), \
+                    self.assertRaisesRegex(entropy.ed.DataError, "priming samples"):
+                self.derive(name, priming)
+
+    def test_drop_columns_refuses_a_ragged_matrix(self):
+        for d, w, n in ((range(10), 3, 1), (range(9), 3, 3)):
+            with self.assertRaises(entropy.ed.DataError):
+                entropy.ed.drop_columns(array.array("Q", d), w, n)
 
 
 class RunTest(unittest.TestCase):
@@ -209,14 +261,16 @@ class VerdictTest(unittest.TestCase):
 
     def collect(self, name, args, sdir):
         rnd = random.Random(5)
-        for out, n in (("deltas.bin", self.N), ("restart-deltas.bin", self.R * self.L)):
+        p = ec.priming_of(name)
+        for out, n in (("deltas.bin", self.N), ("restart-deltas.bin", self.R * (self.L + p))):
             with open(os.path.join(sdir, out), "wb") as f:
                 f.write(array.array("Q", (rnd.randrange(900, 1900) for _ in range(n)))
                         .tobytes())
         return {"design": "ours", "where": "user space", "emulated": False,
                 "clock": "rdtsc", "seq": {"samples": self.N, "blocks": self.N // 2000,
                                           "cpu_s": 0.1, "intermittent": 0},
-                "restart": {"restarts": self.R, "len": self.L, "intermittent": 0}}
+                "restart": {"restarts": self.R, "len": self.L + p, "priming": p,
+                            "intermittent": 0}}
 
     def verdict(self, h_i, sanity=True, h_vn=0.9, json_out=None, h_r=None):
         tmp = self.out = tempfile.mkdtemp(prefix="entropy-verdict-")

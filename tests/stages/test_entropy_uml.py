@@ -198,8 +198,11 @@ class CollectTest(Fake):
             meta = entropy_uml.collect("ours-uml-fixed", Args, sdir)
         with open(os.path.join(sdir, "deltas.bin"), "rb") as f:
             self.assertEqual(struct.unpack("<5Q", f.read()), (1000, 1001, 1002, 1003, 1004))
+        # each reboot records the 64 priming samples and the 4 of the row
+        row = tuple(range(7, 7 + 64 + 4))
         with open(os.path.join(sdir, "restart-deltas.bin"), "rb") as f:
-            self.assertEqual(struct.unpack("<12Q", f.read()), (7, 8, 9, 10) * 3)
+            self.assertEqual(struct.unpack(f"<{3 * 68}Q", f.read()), row * 3)
+        self.assertEqual((meta["restart"]["len"], meta["restart"]["priming"]), (68, 64))
         self.assertEqual(meta["restart"]["by"], "reboot")
         self.assertEqual(meta["startup_at_boot"], {"boots": 4, "passed": 4,
                                                    "without_line": 0})

@@ -131,7 +131,7 @@ def sources_md(data, esc):
         st = c.get("startup_at_boot")
         rows.append([label(n, s), esc(s["where"] or ""), esc(short_clock(c.get("clock", ""))),
                      f(c["seq"]["samples"]), f(s["samples_per_block"], 1),
-                     f"{c['restart']['restarts']} x {c['restart']['len']}, by "
+                     f"{c['restart']['restarts']} x {restart_len(c['restart'])}, by "
                      f"{c['restart'].get('by', 'a new collector')}",
                      f"{st['passed']} of {st['boots']}" if st else
                      f"{1 + c['restart']['restarts']} of "
@@ -211,6 +211,13 @@ def bits_md(data):
     return out
 
 
+def restart_len(r):
+    """A restart's samples: "64 + 1000" where its priming samples were
+    recorded before the row of the matrix."""
+    p = r.get("priming") or 0
+    return f"({p} + {r['len'] - p})" if p else f"{r['len']}"
+
+
 def restart_md(data):
     rows = []
     for n, s in ok_sources(data):
@@ -223,6 +230,35 @@ def restart_md(data):
     return table(["source", "$H_I$", "cutoff $U$", "largest row count",
                   "largest column count", "column 0 count", "sanity (3.1.4.3)",
                   "$H_r$", "$H_c$", "validation (3.1.4.2)", "$H$ credited"], rows)
+
+
+def priming_md(data):
+    """The restarts' first columns, our core's priming samples among them,
+    which the assessed matrix leaves out."""
+    rows, shown = [], 0
+    for n, s in ok_sources(data):
+        rs = (s.get("collect") or {}).get("restart") or {}
+        cols, p = rs.get("first_columns"), rs.get("priming") or 0
+        if not cols or not p or len(cols) <= p:
+            continue
+        pr, after = cols[:p], cols[p:]
+        shown = max(shown, len(after))
+        top = max(range(p), key=pr.__getitem__)
+        rows.append([label(n, s), f(p), f"{pr[top]} (column {top})",
+                     ", ".join(str(x) for x in pr[:12]), f(max(after)),
+                     ", ".join(str(x) for x in after[:12])])
+    if not rows:
+        return []
+    return ["Each restart of our core starts with its priming samples, which "
+            "the stuck test and the health tests see and no bit comes from; "
+            "the matrix above is of the samples after them.  Here is the same "
+            "column statistic (the count of the most common 8-bit symbol in "
+            f"{f((data.get('params') or {}).get('restarts'))} restarts) over the "
+            "priming samples and the first "
+            f"{shown} columns after them.", ""] + table(
+        ["source", "priming samples", "largest count among them",
+         "columns 0 to 11", "largest count in the next columns",
+         "the first 12 of those"], rows)
 
 
 def recording_md(data):
@@ -414,7 +450,7 @@ SECTIONS = (
     ("Every estimator for every source {- #entropy-run-estimators}",
      lambda d, c, n: estimators_md(d) + bits_md(d)),
     ("Restart tests {- #entropy-run-restart}",
-     lambda d, c, n: restart_md(d) + figure_md(c, "entropy-restart", n)),
+     lambda d, c, n: restart_md(d) + priming_md(d) + figure_md(c, "entropy-restart", n)),
     ("Recording and the noise {- #entropy-run-recording}",
      lambda d, c, n: recording_md(d)),
     ("The loop shuffle, on and off {- #entropy-run-shuffle}",

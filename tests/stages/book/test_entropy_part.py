@@ -108,6 +108,33 @@ class EntropyPartTest(unittest.TestCase):
         self.assertIn("| 1001 of 1001 |", md)
         self.assertIn("| 1001 of 1002 |", md)
 
+    def test_the_priming_columns_of_the_restarts_are_shown(self):
+        """Our core's restarts: the column counts over its 64 priming
+        samples and the columns after them, which the matrix is of; 6.1's
+        core (no priming samples) has no row."""
+        ours = fake_source("ours-uml-tsc-fixed", 1.0)
+        cols = [100] * 128
+        cols[3], cols[5], cols[64], cols[70] = 427, 295, 91, 120
+        ours["collect"]["restart"].update(priming=64, first_columns=cols)
+        s = {"code": er.code_claims(), "params": {"restarts": 1000},
+             "sources": {"ours-uml-tsc-fixed": ours,
+                         "pristine-user": fake_source("pristine-user", 5.6,
+                                                      design="pristine")}}
+        files.write_json(os.path.join(self.top, entropy.SUMMARY), s)
+        md, _ = entropy.render(self.ctx)
+        self.assertIn("the same column statistic (the count of the most common 8-bit "
+                      "symbol in 1,000 restarts) over the priming samples and the first "
+                      "64 columns after them", md)
+        row = next(ln for ln in md.splitlines() if ln.startswith("| `ours-uml-tsc-fixed`")
+                   and "427 (column 3)" in ln)
+        self.assertIn("| 64 | 427 (column 3) | 100, 100, 100, 427, 100, 295,", row)
+        self.assertIn("| 120 | 91, 100, 100, 100, 100, 100, 120,", row)
+        self.assertFalse(any(ln.startswith("| `pristine-user`") and "(column" in ln
+                             for ln in md.splitlines()))
+        # the sources table: our restarts are the priming samples and the row
+        self.assertIn("| 1000 x (64 + 936), by a new collector |", md)
+        self.assertIn("| 1000 x 1000, by a new collector |", md)
+
     def test_a_source_not_collected_is_shown_and_noted(self):
         s = {"code": er.code_claims(), "sources": {
             "ours-user": fake_source("ours-user", 4.8),
