@@ -266,7 +266,13 @@ def evidence_checks(cid, s, code, name):
     return out
 
 
-BLOCK_FLOOR = 0.75      # bits per bit: below it the hash's output is broken
+# Bits per bit below which the recorded output blocks (1000 blocks, 256,000
+# bits) are broken.  The estimators read ideal bits of that length far
+# below 1 (the compression estimator decides, at about 0.8, and 0.746 for
+# one of 40 streams from /dev/urandom); a hash that repeats one 64-bit word
+# four times reads 0.1.  tests/judges/test_entropy.py BlockFloorTest
+# assesses both kinds with the project's assessor.
+BLOCK_FLOOR = 0.65
 
 
 def conditioning_checks(cid, s, name):
