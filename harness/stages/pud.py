@@ -121,9 +121,7 @@ def restart_md(data, code):
             continue
         rs = (s.get("assessment") or {}).get("restart") or {}
         r = s["collect"].get("restart", {})
-        p = r.get("priming") or 0
-        shape = f"({p} + {r.get('len', 0) - p})" if p else f"{r.get('len')}"
-        body.append([f"`{n}`", f"{r.get('restarts')} x {shape}, by "
+        body.append([f"`{n}`", f"{r.get('restarts')} x {book_entropy.restart_len(r)}, by "
                      f"{r.get('by', 'a new collector')}", f(rs.get("h_i")),
                      f(rs.get("sanity")), f(rs.get("h_r")), f(rs.get("h_c")),
                      f(rs.get("pass"))])

@@ -7,9 +7,11 @@ an output block, and the checks make check takes from a summary.
 
 import array
 import hashlib
+import json
 import math
 import os
 import random
+import shutil
 import tempfile
 import unittest
 
@@ -325,7 +327,6 @@ class BlockFloorTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        import shutil
         shutil.rmtree(cls.tmp)
 
     def assessed(self, name, data):
@@ -338,7 +339,6 @@ class BlockFloorTest(unittest.TestCase):
         rc, _, err, _ = assess.run_assessor(self.binary, path, out, bits=1,
                                             allow_short=True)
         self.assertEqual(rc, 0, err)
-        import json
         with open(out) as f:
             return json.load(f)["assessed"]
 

@@ -215,7 +215,7 @@ def restart_len(r):
     """A restart's samples: "64 + 1000" where its priming samples were
     recorded before the row of the matrix."""
     p = r.get("priming") or 0
-    return f"({p} + {r['len'] - p})" if p else f"{r['len']}"
+    return f"({p} + {r.get('len', 0) - p})" if p else f"{r.get('len')}"
 
 
 def restart_md(data):
