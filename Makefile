@@ -45,7 +45,7 @@ export MUTANTS MUTANT_IDS MUTANTS_VARIANT MUTANTS_MINUTES MUTANTS_RESUME
 
 .PHONY: help deps deps-book lint tangle drift checkpatch checkers kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
-	kernel-debug conform-debug teeth mutants mutants-harness bisect modules-check i386check \
+	kernel-debug conform-debug teeth mutants mutants-harness mutants-harness-gen bisect modules-check i386check \
 	examples assess entropy-kat entropy acvp-registration acvp stress evidence pud \
 	kconfig-matrix
 
@@ -173,6 +173,13 @@ acvp: kernel
 # The mutation score of the harness's verdict code (host only).
 mutants-harness: deps
 	@$(H) mutants-harness
+
+# The generated mutants of the harness's verdict code (hmutants.py: the
+# operators of make mutants) against the whole host suite, and every
+# survivor's fate (harness/stages/hmutants_fates.txt); a long run, kept by
+# make evidence.  Results: build/mutants/generated.{json,md}.
+mutants-harness-gen: deps deps-book
+	@$(H) mutants-harness --generated $(HMUTANTS_ARGS)
 
 host-tests: deps deps-book
 	@$(H) host-tests

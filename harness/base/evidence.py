@@ -69,6 +69,11 @@ RECORDS = {
                                     "harness/stages/kmutants_run.py",
                                     "harness/stages/kmutants_host.py")
                 + HOST_JUDGE},
+    # make mutants-harness-gen: the generated mutants of the harness's
+    # verdict code, judged by the host suite; what kills them is the
+    # harness and its tests, so any edit of either makes it stale.
+    "hmutants": {"build": "build/mutants/generated.json", "make": "make mutants-harness-gen",
+                 "inputs": ("harness", "tests"), "mode": "full"},
     # make modules-check: the modules kernel's boots, whose checks two
     # requirements of the matrix name (modules.*).
     "modules": {"build": "build/modules-check/report.json", "make": "make modules-check",

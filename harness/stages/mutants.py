@@ -26,6 +26,7 @@ import time
 from ..base import config, files
 from ..base.checks import Check
 from ..base.report import as_dicts
+from . import hmutants_run
 from .harness_mutants import MUTANTS
 
 OUT = config.build("mutants")
@@ -46,7 +47,7 @@ def workspace():
     return d
 
 
-def run_tests(top, tests, timeout):
+def run_tests(top, tests, timeout, keep=3):
     """(exit status or "timeout", seconds, last lines) of unittest on tests,
     run in top; the process group is killed at the timeout."""
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
@@ -61,7 +62,7 @@ def run_tests(top, tests, timeout):
         os.killpg(p.pid, signal.SIGKILL)
         out, _ = p.communicate()
         rc = "timeout"
-    return rc, round(time.time() - t0, 1), (out or "").strip().splitlines()[-3:]
+    return rc, round(time.time() - t0, 1), (out or "").strip().splitlines()[-keep:]
 
 
 def mutate(top, mutant):
@@ -139,6 +140,8 @@ def write(results):
 
 
 def run(args):
+    if args.generated:
+        return hmutants_run.run(args)
     only = set(args.only.split(",")) if args.only else None
     unknown = (only or set()) - {m["name"] for m in MUTANTS}
     if unknown:
@@ -160,4 +163,13 @@ def register(sub):
     p.add_argument("--json", metavar="OUT", help="write one check per mutant to OUT")
     p.add_argument("--timeout", type=int, default=300,
                    help="seconds an oracle may take before the mutant counts as caught")
+    p.add_argument("--generated", action="store_true",
+                   help="the generated mutants (hmutants.py) against the host suite; "
+                        "--only then takes ids, files or operators")
+    p.add_argument("--list", action="store_true", help="with --generated: list them")
+    p.add_argument("--confirm", action="store_true",
+                   help="with --generated: run every survivor against the whole suite")
+    p.add_argument("--reuse-trace", action="store_true",
+                   help="with --generated: the last run's trace, not a new one")
+    p.add_argument("--jobs", type=int, default=2, help="with --generated: mutants at once")
     p.set_defaults(func=run)
