@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""book.trace.evidence, exactly: its counts of the matrix's states, the
+checks not run named once each however many requirements trace them,
+at most twelve in the reason; and the book-check verb's exit status and
+summary line as its checks say."""
+
+import json
+import os
+import shutil
+import tempfile
+import unittest
+from types import SimpleNamespace as NS
+
+from harness.stages.book import check as book_check
+
+from ...verbs import run_verb
+
+
+def trace(req, status, *tests):
+    return NS(req=NS(id=req), status=status,
+              tests=[NS(id=i, status=s) for i, s in tests])
+
+
+TRACES = [trace("a", "pass", ("kunit.x", "pass")),
+          trace("b", "partial", ("kunit.x", "pass"), ("guest.gone", "not run")),
+          trace("c", "not run", ("guest.gone", "not run"), ("guest.lost", "not run")),
+          trace("d", "fail", ("host.y", "fail"))]
+FULL = {"id": "r1", "full_run": {"by": "make check"}}
+
+
+class EvidenceCountsTest(unittest.TestCase):
+    def test_counts_of_a_full_run(self):
+        c = book_check.evidence_check(FULL, TRACES)
+        self.assertEqual(c.id, "book.trace.evidence")
+        self.assertEqual(c.status, "fail")
+        self.assertEqual(c.counts, {"pass": 1, "fail": 1, "partial": 1, "not_run": 1,
+                                    "checks_not_run": 3, "report": "r1"})
+        self.assertEqual(c.reason, "req-c: nothing it names ran; guest.gone (req-b): "
+                                   "not in the report; guest.lost (req-c): not in the report")
+
+    def test_a_draft_is_a_skip_with_its_counts(self):
+        c = book_check.evidence_check({"id": "r2"}, TRACES)
+        self.assertEqual((c.id, c.status), ("book.trace.evidence", "skip"))
+        self.assertTrue(c.reason.startswith("draft: build/conformance/report.json is not "
+                                            "from make check"), c.reason)
+        self.assertEqual(c.counts, {"pass": 1, "fail": 1, "partial": 1, "not_run": 1,
+                                    "checks_not_run": 3})
+
+    def test_at_most_twelve_problems_in_the_reason(self):
+        many = [trace(f"r{i:02d}", "partial", (f"guest.c{i:02d}", "not run"))
+                for i in range(13)]
+        c = book_check.evidence_check(FULL, many)
+        self.assertEqual(c.reason.count("not in the report"), 12)
+        self.assertIn("guest.c11", c.reason)
+        self.assertNotIn("guest.c12", c.reason)
+        self.assertEqual(c.counts["checks_not_run"], 13)
+
+
+class BookCheckVerbTest(unittest.TestCase):
+    """book-check with no book built: each check fails or skips as it
+    says, the summary line counts them, and the exit status is 1."""
+
+    def test_no_book_fails_with_counts_as_the_checks_say(self):
+        for browser in ([], ["--no-browser"]):
+            with self.subTest(browser=browser):
+                d = tempfile.mkdtemp(prefix="book-check-")
+                self.addCleanup(shutil.rmtree, d)
+                path = os.path.join(d, "checks.json")
+                rc, out, err = run_verb(self, ["book-check", "--no-build", "--json", path]
+                                        + browser, timeout=240)
+                self.assertEqual(rc, 1, out + err)
+                with open(path) as f:
+                    checks = json.load(f)
+                n = {s: sum(c["status"] == s for c in checks) for s in ("pass", "fail",
+                                                                       "skip")}
+                self.assertGreater(n["fail"], 0)
+                self.assertIn(f"book-check: {n['pass']} passed, {n['fail']} failed, "
+                              f"{n['skip']} skipped in ", out)
+                for c in checks:
+                    if c["status"] != "pass":
+                        self.assertIn(f"book-check: {c['status'].upper()} {c['id']}:", err)
+                browser_check = [c for c in checks if c["id"] == "book.browser"]
+                self.assertEqual(len(browser_check), 1)
+                self.assertEqual((browser_check[0]["status"], browser_check[0]["reason"]),
+                                 ("skip", "--no-browser") if browser else
+                                 ("fail", "book.html was not written"))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A make check that never reaches its report (interrupted in a step)
+leaves no report: the last run's green one is gone before the first
+step runs, so a CI system reading report.xml sees none, not green."""
+
+import os
+
+from harness.base import files
+from harness.base.report import NAMES
+from harness.stages import check
+
+from .test_check import CheckRun
+
+
+class StaleReportTest(CheckRun):
+    def test_an_interrupted_run_leaves_no_earlier_report(self):
+        d = os.path.dirname(self.report)
+        os.makedirs(d)
+        for name in NAMES:
+            files.write_text(os.path.join(d, name), "the last run's green report\n")
+        real = self.run_verb
+
+        def interrupted(cmd):
+            if "host-tests" in cmd:
+                raise KeyboardInterrupt
+            return real(cmd)
+
+        self.run_verb = interrupted
+        check.run = interrupted
+        with self.assertRaises(KeyboardInterrupt):
+            check.check(None)
+        self.assertEqual(os.listdir(d), [])
+
+
+class StepNamesTest(CheckRun):
+    def test_each_json_step_is_timed_and_written_under_its_key(self):
+        rc, failed = self.make_check()
+        self.assertEqual((rc, failed), (0, []))
+        timings = files.read_json(self.report)["check_timings_s"]
+        for key in ("entropy-kat", "host-tests", "mutants", "entropy"):
+            self.assertIn(key, timings)
+            self.assertTrue(os.path.exists(os.path.join(check.OUT, f"{key}.json")), key)
+        self.assertFalse([k for k in timings if " " in k], timings)

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""conform's verdict over one finished boot (judge_boot) and the tagging
+of a run's checks (tag_requirements): the kernel log is always judged,
+KUnit only for a boot that is to end, kmemleak where the boot asked
+for a scan; every check carries its boot; and a malformed check record
+becomes a failure while every check gets its requirements."""
+
+import os
+import shutil
+import tempfile
+import unittest
+from types import SimpleNamespace as NS
+from unittest import mock
+
+from harness.base import conf as confmod
+from harness.base.checks import Check
+from harness.stages import conform
+
+CLEAN = "[    0.000000] Linux version 6.1\n[    1.000000] Run /init as init process\n"
+SPLAT = CLEAN + "[    2.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
+
+
+class JudgeBootTest(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix="judge-boot-")
+        self.addCleanup(shutil.rmtree, self.d)
+        kunit = mock.patch.object(conform.kunit, "checks",
+                                  return_value=[Check.passed("kunit.fake.case", "t")])
+        self.kunit = kunit.start()
+        self.addCleanup(kunit.stop)
+
+    def boot(self, log, outcome="end"):
+        path = os.path.join(self.d, "console.log")
+        with open(path, "w") as f:
+            f.write(log)
+        return NS(outcome=outcome, seconds=1.0, detail=None, console=path,
+                  console_tail=lambda n: log)
+
+    def judge(self, log, outcome="end", **spec):
+        spec = dict({"name": "b1", "expect": outcome, "append": ""}, **spec)
+        checks = conform.judge_boot(spec, self.boot(log, outcome), [], "/nonexistent")
+        return {c.id: c for c in checks}
+
+    def test_a_kernel_bug_fails_the_boot(self):
+        got = self.judge(SPLAT)
+        self.assertEqual(got["boot.b1.kernel-log"].status, "fail")
+        self.assertIn("BUG: kernel NULL pointer", got["boot.b1.kernel-log"].reason)
+        self.assertEqual(self.judge(CLEAN)["boot.b1.kernel-log"].status, "pass")
+
+    def test_kunit_is_judged_only_for_a_boot_that_ends(self):
+        self.assertIn("kunit.fake.case", self.judge(CLEAN))
+        self.assertEqual(self.kunit.call_count, 1)
+        got = self.judge(CLEAN, outcome="panic", panic_re="x")
+        self.assertNotIn("kunit.fake.case", got)
+        self.assertNotIn("kunit.fake.case", self.judge(CLEAN, kunit=False))
+        self.assertEqual(self.kunit.call_count, 1)
+
+    def test_kunit_and_the_console_patterns_get_the_boot_s_own(self):
+        got = self.judge(CLEAN, console_re=["Linux version", "no such line"],
+                         requires=("drbg_seed.case",))
+        self.kunit.assert_called_once_with(os.path.join(self.d, "console.log"), "b1",
+                                           "/nonexistent", ("drbg_seed.case",))
+        self.assertEqual((got["boot.b1.console"].status, got["boot.b1.console-2"].status),
+                         ("pass", "fail"))
+        self.assertEqual(sorted(got), ["boot.b1", "boot.b1.console", "boot.b1.console-2",
+                                       "boot.b1.kernel-log", "kunit.fake.case"])
+
+    def test_kmemleak_only_where_the_boot_asked_for_a_scan(self):
+        self.assertNotIn("guest.kmemleak.b1", self.judge(CLEAN))
+        got = self.judge(CLEAN, append="quiet conform.kmemleak=1")
+        self.assertIn("guest.kmemleak.b1", got)
+
+    def test_every_check_carries_its_boot(self):
+        got = self.judge(SPLAT, append="conform.kmemleak=1")
+        self.assertGreater(len(got), 3)
+        self.assertEqual({c.boot for c in got.values()}, {"b1"})
+
+    def test_no_console_log_is_a_failure(self):
+        b = self.boot(CLEAN)
+        os.unlink(b.console)
+        checks = conform.judge_boot({"name": "b1", "expect": "end", "append": ""}, b, [],
+                                    "/nonexistent")
+        c = {c.id: c for c in checks}["boot.b1.console-log"]
+        self.assertEqual((c.status, c.title), ("fail", "boot b1 left its console log"))
+        self.assertTrue(c.reason.endswith("no kernel log, no KUnit result to judge"))
+
+
+class TagRequirementsTest(unittest.TestCase):
+    def test_requirements_through_a_prefix_and_malformed_records_fail(self):
+        conf = confmod.load()
+        checks = [Check.passed("cavs.kcapi", "t"), Check.passed("debug.cavs.kcapi", "t"),
+                  Check("guest.odd", "maybe", "t"), Check.passed("cavs.kcapi", "t")]
+        conform.tag_requirements(checks, conf)
+        self.assertIn("cavs-second-client", checks[0].requirements)
+        self.assertEqual(checks[1].requirements, checks[0].requirements)
+        bad = checks[4:]
+        self.assertEqual([c.id for c in bad], ["harness.report.4", "harness.report.5",
+                                               "harness.report.6"])
+        self.assertEqual({c.status for c in bad}, {"fail"})
+        self.assertEqual(bad[0].title, "a check record of this run is well formed")
+        self.assertEqual(bad[0].reason, "malformed check record: guest.odd: status 'maybe'")
+        self.assertEqual([c.reason for c in bad[1:]],
+                         ["malformed check record: guest.odd: maybe without a reason",
+                          "malformed check record: cavs.kcapi: reported twice"])
+
+
+if __name__ == "__main__":
+    unittest.main()
