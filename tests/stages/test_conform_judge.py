@@ -106,3 +106,63 @@ class TagRequirementsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class AfterBootsTest(unittest.TestCase):
+    """The run's own checks once every boot has ended: the seed table from
+    the drbg boot's log, the figures, the hardening verdict (with the debug
+    kernel or not), the requirements; a judge that raises is a failure."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix="after-boots-")
+        self.addCleanup(shutil.rmtree, self.d)
+        self.console = os.path.join(self.d, "boots", "drbg", "console.log")
+        os.makedirs(os.path.dirname(self.console))
+        open(self.console, "w").close()
+        self.mocks = {}
+        for obj, name, value in (
+                (conform.seeds, "seed_lengths", ({"rows": 22}, Check.passed("drbg.seed", "t"))),
+                (conform, "kernel_facts", {"release": "6.1.0-test"}),
+                (conform, "figure_checks", [Check.passed("figures.x", "t")]),
+                (conform.hardening, "check", Check.passed("hardening.summary", "t"))):
+            p = mock.patch.object(obj, name, return_value=value)
+            self.mocks[name] = p.start()
+            self.addCleanup(p.stop)
+
+    def run_after(self, names, variants=("test",)):
+        results = [({"name": n}, [Check.passed("cavs.kcapi", "t")] if n == "cavs" else [])
+                   for n in names]
+        return conform.after_boots(results, NS(out=self.d), list(variants), "6.1.192-3",
+                                   confmod.load(), "2026-12-06T00:00:00")
+
+    def test_the_run_s_checks(self):
+        checks, facts = self.run_after(["drbg", "cavs"])
+        ids = [c.id for c in checks]
+        self.assertEqual(ids, ["cavs.kcapi", "drbg.seed", "figures.x", "hardening.summary"])
+        self.mocks["seed_lengths"].assert_called_once_with([self.console])
+        self.assertEqual(facts["drbg_seed_lengths"], {"rows": 22})
+        build = self.mocks["kernel_facts"].call_args.args
+        self.assertEqual(build[0], "6.1.192-3")
+        self.assertTrue(build[2].endswith("/build-test"), build)
+        fig = self.mocks["figure_checks"].call_args.args
+        self.assertEqual((fig[0], fig[1].out, fig[2], fig[3]),
+                         ([{"name": "drbg"}, {"name": "cavs"}], self.d,
+                          "2026-12-06T00:00:00", "6.1.0-test"))
+        self.assertFalse(self.mocks["check"].call_args.args[1])
+        self.assertIn("cavs-second-client", checks[0].requirements)
+
+    def test_no_drbg_boot_no_seed_table_and_debug_is_told(self):
+        checks, facts = self.run_after(["cavs"], variants=("test", "debug"))
+        self.assertNotIn("drbg.seed", [c.id for c in checks])
+        self.assertIsNone(facts["drbg_seed_lengths"])
+        self.assertTrue(self.mocks["check"].call_args.args[1])
+
+    def test_a_judge_that_raises_is_a_failure(self):
+        self.mocks["kernel_facts"].side_effect = RuntimeError("x" * 600)
+        with mock.patch.object(conform.traceback, "print_exc") as tb:
+            checks, _ = self.run_after(["drbg"])
+        tb.assert_called_once_with()
+        c = checks[-1]
+        self.assertEqual((c.id, c.status, c.title), ("harness.judges", "fail",
+                                                    "every judge of the run finished"))
+        self.assertEqual(c.reason, ("a judge failed: RuntimeError('" + "x" * 600)[:500])
