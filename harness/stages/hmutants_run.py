@@ -27,6 +27,7 @@ host.hmutants.score and host.hmutants.fates.
 """
 
 import concurrent.futures
+import contextlib
 import glob
 import json
 import os
@@ -130,18 +131,25 @@ def covering(mutant, lines, times):
     return sorted(tests, key=lambda t: (times[t], t))
 
 
-def run_one(top, mutant, tests, times):
+@contextlib.contextmanager
+def mutated(top, mutant):
+    """mutant applied in the workspace top, put back on the way out."""
     path = os.path.join(top, "harness", mutant["file"])
     with open(path) as f:
         text = f.read()
     with open(path, "w") as f:
         f.write(hmutants.apply(text, mutant))
     try:
-        budget = int(3 * sum(times[t] for t in tests)) + 60
-        rc, secs, tail = mutants.run_tests(top, ["-f"] + tests, budget, keep=400)
+        yield
     finally:
         with open(path, "w") as f:
             f.write(text)
+
+
+def run_one(top, mutant, tests, times):
+    budget = int(3 * sum(times[t] for t in tests)) + 60
+    with mutated(top, mutant):
+        rc, secs, tail = mutants.run_tests(top, ["-f"] + tests, budget, keep=400)
     killer = next((ln.split("(")[-1].rstrip(")") for ln in tail
                    if ln.startswith(("FAIL:", "ERROR:"))), None)
     if rc == "timeout":
@@ -183,17 +191,9 @@ def confirm(top, results, timeout):
         if r["killed"]:
             continue
         m = next(x for x in hmutants.all_mutants(top) if x["id"] == r["id"])
-        path = os.path.join(top, "harness", m["file"])
-        with open(path) as f:
-            text = f.read()
-        with open(path, "w") as f:
-            f.write(hmutants.apply(text, m))
-        try:
+        with mutated(top, m):
             rc, secs, tail = mutants.run_tests(top, ["discover", "-s", "tests", "-t", "."],
                                                timeout)
-        finally:
-            with open(path, "w") as f:
-                f.write(text)
         r["whole_suite"] = {"exit": rc, "seconds": secs, "tail": tail}
         if rc != 0:
             r["killed"], r["killer"] = True, "the whole suite"

@@ -94,6 +94,24 @@ class OperatorTest(unittest.TestCase):
             ast.parse(hmutants.apply(texts[m["file"]], m))
 
 
+class MutatedTest(unittest.TestCase):
+    def test_the_file_is_put_back_even_when_the_run_raises(self):
+        top = tempfile.mkdtemp(prefix="hmutants-test-")
+        self.addCleanup(shutil.rmtree, top)
+        path = os.path.join(top, "harness", "stages", "sample.py")
+        os.makedirs(os.path.dirname(path))
+        with open(path, "w") as f:
+            f.write(SAMPLE)
+        m = next(m for m in mutants_of(SAMPLE) if m["op"] == "cmp")
+        with self.assertRaises(RuntimeError):
+            with hmutants_run.mutated(top, m):
+                with open(path) as f:
+                    self.assertEqual(f.read(), hmutants.apply(SAMPLE, m))
+                raise RuntimeError("the run broke")
+        with open(path) as f:
+            self.assertEqual(f.read(), SAMPLE)
+
+
 class TraceTest(unittest.TestCase):
     """The tracer on a repository of one module and two tests, one of
     which runs the module in a Python child."""
