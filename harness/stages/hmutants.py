@@ -204,6 +204,9 @@ def generate(rel, text, names):
             continue
         found.add(fn.name)
         seen = {}
+        # A mutant in the signature (a default value) is run by every call,
+        # and a call runs the body's first line, not the def's.
+        body_line = fn.body[0].lineno
         for op, s, e, new, line in sorted(function_mutants(src, fn, parents),
                                           key=lambda m: (m[1], m[2], m[0], m[3])):
             line_text = src.lines[line - 1].strip()
@@ -213,7 +216,8 @@ def generate(rel, text, names):
             out.append({"id": f"{rel[:-3].replace('/', '.')}.{fn.name}.{op}.{h}",
                         "file": rel, "function": fn.name, "op": op, "line": line,
                         "start": s, "end": e, "new": new,
-                        "old": text[s:e], "source": line_text})
+                        "old": text[s:e], "source": line_text,
+                        "cover": body_line if line < body_line else None})
     missing = set(names) - found
     if missing:
         config.die("mutants", f"harness/{rel}: no function {', '.join(sorted(missing))} "

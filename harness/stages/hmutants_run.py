@@ -125,7 +125,10 @@ def _trace(top, scope_files, timeout, d):
 def covering(mutant, lines, times):
     end = mutant["line"] + mutant["old"].count("\n")
     tests = set()
-    for n in range(mutant["line"], end + 1):
+    lines_run = list(range(mutant["line"], end + 1))
+    if mutant.get("cover"):
+        lines_run.append(mutant["cover"])
+    for n in lines_run:
         tests.update(lines.get((mutant["file"], n), ()))
     tests = {t for t in tests if t in times}  # "<import>", "<between>": no test
     return sorted(tests, key=lambda t: (times[t], t))

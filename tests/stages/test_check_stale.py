@@ -4,8 +4,12 @@ leaves no report: the last run's green one is gone before the first
 step runs, so a CI system reading report.xml sees none, not green."""
 
 import os
+import shutil
+import tempfile
+import unittest
+from types import SimpleNamespace as NS
 
-from harness.base import files
+from harness.base import config, files
 from harness.base.report import NAMES
 from harness.stages import check
 
@@ -41,3 +45,17 @@ class StepNamesTest(CheckRun):
             self.assertIn(key, timings)
             self.assertTrue(os.path.exists(os.path.join(check.OUT, f"{key}.json")), key)
         self.assertFalse([k for k in timings if " " in k], timings)
+        ids = [c["id"] for c in files.read_json(self.report)["checks"]]
+        self.assertIn("host.book-check.stand-in", ids)   # the book step ran
+
+
+class JudgeSkipsVerbTest(unittest.TestCase):
+    def test_no_report_is_one_line(self):
+        d = tempfile.mkdtemp(prefix="judge-skips-")
+        self.addCleanup(shutil.rmtree, d)
+        path = os.path.join(d, "report.json")
+        files.write_json(path, {"checks": "not a list"})
+        with self.assertRaises(SystemExit) as e:
+            check.judge_skips(NS(report=path, list=os.devnull, restricted=""))
+        self.assertEqual(e.exception.code, f"skips: {config.display(path)}: no report "
+                                           "with checks")
