@@ -136,13 +136,18 @@ RET = {"list": "return []", "dict": "return {}", "bool": "return False",
        "int": "return 0", "none": "return None", "void": "return"}
 
 
+def first_statement(fn):
+    """The first statement of fn's body that runs (its docstring does not)."""
+    body = fn.body
+    return body[1] if (len(body) > 1 and isinstance(body[0], ast.Expr)
+                       and isinstance(body[0].value, ast.Constant)
+                       and isinstance(body[0].value.value, str)) else body[0]
+
+
 def function_mutants(src, fn, parents):
     """[(op, start, end, new, line)] of one function's body."""
     out = []
-    body = fn.body
-    first = body[1] if (len(body) > 1 and isinstance(body[0], ast.Expr)
-                        and isinstance(body[0].value, ast.Constant)
-                        and isinstance(body[0].value.value, str)) else body[0]
+    first = first_statement(fn)
     # the first statement's line, with the return put before it
     at = src.offset(first.lineno, 0)
     line = src.lines[first.lineno - 1]
@@ -206,7 +211,7 @@ def generate(rel, text, names):
         seen = {}
         # A mutant in the signature (a default value) is run by every call,
         # and a call runs the body's first line, not the def's.
-        body_line = fn.body[0].lineno
+        body_line = first_statement(fn).lineno
         for op, s, e, new, line in sorted(function_mutants(src, fn, parents),
                                           key=lambda m: (m[1], m[2], m[0], m[3])):
             line_text = src.lines[line - 1].strip()

@@ -78,6 +78,17 @@ class OperatorTest(unittest.TestCase):
             with self.subTest(m["id"]), self.assertRaises(SystemExit):
                 hmutants.apply("x = 1\n" + SAMPLE, m)
 
+    def test_a_default_value_is_run_by_the_function_s_callers(self):
+        # the def line runs at import; a call runs the first statement
+        # after the docstring
+        text = "def f(x, n=3):\n    \"\"\"Doc.\"\"\"\n    return x[:n]\n"
+        (m,) = [m for m in hmutants.generate("stages/s.py", text, ("f",))
+                if m["op"] == "const" and m["new"] == "(4)"]
+        self.assertEqual((m["line"], m["cover"]), (1, 3))
+        lines = {("stages/s.py", 3): ["t.caller"], ("stages/s.py", 1): ["t.importer"]}
+        self.assertEqual(hmutants_run.covering(m, lines, {"t.caller": 1, "t.importer": 1}),
+                         ["t.caller", "t.importer"])
+
     def test_scope_naming_a_missing_function_dies(self):
         with self.assertRaises(SystemExit):
             mutants_of(SAMPLE, ("verdict", "gone"))

@@ -11,6 +11,7 @@ import tempfile
 import unittest
 from types import SimpleNamespace as NS
 
+from harness.stages.book import browsercheck
 from harness.stages.book import check as book_check
 
 from ...verbs import run_verb
@@ -81,6 +82,7 @@ class BookCheckVerbTest(unittest.TestCase):
                         self.assertIn(f"book-check: {c['status'].upper()} {c['id']}:", err)
                 browser_check = [c for c in checks if c["id"] == "book.browser"]
                 self.assertEqual(len(browser_check), 1)
+                self.assertEqual(browser_check[0]["title"], browsercheck.TITLE)
                 self.assertEqual((browser_check[0]["status"], browser_check[0]["reason"]),
                                  ("skip", "--no-browser") if browser else
                                  ("fail", "book.html was not written"))
