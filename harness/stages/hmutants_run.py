@@ -3,7 +3,7 @@
 host suite (python3 -m harness mutants-harness --generated).
 
 1. A workspace: a copy of harness/ with the rest of the repository linked
-   (mutants.workspace()), two of them when two mutants run side by side.
+   (workspace()), two of them when two mutants run side by side.
 2. The trace: the whole host suite runs once in the workspace under the
    line tracer of hmutants_trace.py, in-process and in every Python child
    a test starts.  It must pass; it says which tests run each line of the
@@ -39,7 +39,9 @@ import time
 
 from ..base import config, evidence, files
 from ..base.checks import Check
-from . import hmutants, mutants
+from ..base.report import as_dicts
+from . import hmutants
+from .mutant_space import run_tests, workspace
 
 OUT = config.build("mutants")
 FATES = config.top("harness", "stages", "hmutants_fates.txt")
@@ -152,7 +154,7 @@ def mutated(top, mutant):
 def run_one(top, mutant, tests, times):
     budget = int(3 * sum(times[t] for t in tests)) + 60
     with mutated(top, mutant):
-        rc, secs, tail = mutants.run_tests(top, ["-f"] + tests, budget, keep=400)
+        rc, secs, tail = run_tests(top, ["-f"] + tests, budget, keep=400)
     killer = next((ln.split("(")[-1].rstrip(")") for ln in tail
                    if ln.startswith(("FAIL:", "ERROR:"))), None)
     if rc == "timeout":
@@ -188,14 +190,14 @@ def run_all(ms, lines, times, tops):
     return results
 
 
-def confirm(top, results, timeout):
-    """Run every survivor against the whole suite; a failure kills it."""
+def confirm(top, ms, results, timeout):
+    """Run every survivor of ms against the whole suite; a failure kills it."""
+    by_id = {m["id"]: m for m in ms}
     for r in results:
         if r["killed"]:
             continue
-        m = next(x for x in hmutants.all_mutants(top) if x["id"] == r["id"])
-        with mutated(top, m):
-            rc, secs, tail = mutants.run_tests(top, ["discover", "-s", "tests", "-t", "."],
+        with mutated(top, by_id[r["id"]]):
+            rc, secs, tail = run_tests(top, ["discover", "-s", "tests", "-t", "."],
                                                timeout)
         r["whole_suite"] = {"exit": rc, "seconds": secs, "tail": tail}
         if rc != 0:
@@ -244,11 +246,13 @@ def markdown(results, s):
              f"**{s['killed']} of {s['mutants'] - s['equivalent']} non-equivalent mutants "
              f"killed** ({s['mutants']} generated, {s['equivalent']} equivalent, "
              f"{s['survived']} surviving)", "",
-             "| mutant | line | op | killed by | fate |", "|---|---|---|---|---|"]
+             "Every mutant not killed:", "",
+             "| mutant | line | change | fate |", "|---|---|---|---|"]
     for r in results:
         if r["killed"]:
             continue
-        lines.append(f"| {r['id']} | {r['file']}:{r['line']} | {r['op']} | – | "
+        change = f"`{r['old']}` → `{r['new']}`".replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {r['id']} | {r['file']}:{r['line']} | {change} | "
                      f"{r.get('fate') or '**survives**'} |")
     return "\n".join(lines) + "\n"
 
@@ -262,7 +266,7 @@ def run(args):
             print(f"{m['id']}\t{m['file']}:{m['line']}\t{m['old']!r} -> {m['new']!r}")
         return 0
     fates = read_fates()
-    tops = [mutants.workspace() for _ in range(max(1, args.jobs))]
+    tops = [workspace() for _ in range(max(1, args.jobs))]
     for t in tops:
         os.chmod(t, 0o755)  # as the repository is: a test runs a child as nobody
     try:
@@ -281,21 +285,23 @@ def run(args):
                                      "times": times})
         results = run_all(ms, lines, times, tops)
         if args.confirm:
-            confirm(tops[0], results, args.timeout)
+            confirm(tops[0], ms, results, args.timeout)
     finally:
         for t in tops:
             shutil.rmtree(t, ignore_errors=True)
-    stale = settle(results, fates) if not only else []
+    stale = settle(results, fates)
+    if only:
+        stale = []    # a part of the mutants: a fate of another part is not stale
     s = score(results)
     record = {"inputs": {"hmutants": evidence.digest(evidence.RECORDS["hmutants"]["inputs"])},
-              "mode": "partial" if only else "full", "score": s, "seconds": round(time.time() - t0, 1), "jobs": args.jobs,
+              "mode": "partial" if only else "full", "score": s,
+              "seconds": round(time.time() - t0, 1), "jobs": args.jobs,
               "confirmed": bool(args.confirm), "scope": hmutants.SCOPE,
               "tests": len(times), "results": results}
     files.write_json(os.path.join(OUT, "generated.json"), record)
     files.write_text(os.path.join(OUT, "generated.md"), markdown(results, s))
     checks = as_checks(results, stale)
     if args.json:
-        from ..base.report import as_dicts
         files.write_json(args.json, as_dicts(checks))
     say(f"generated mutants: {s['killed']} of {s['mutants'] - s['equivalent']} "
         f"non-equivalent killed, {s['survived']} surviving "

@@ -153,7 +153,8 @@ def write(series):
 
 def judged(run):
     """How many mutants of run a boot judged."""
-    return sum(r["status"] in KILLS + ("survived", "equivalent") for r in run["results"])
+    return sum(r.get("status") in KILLS + ("survived", "equivalent")
+               for r in run.get("results", []))
 
 
 def _rate(f):

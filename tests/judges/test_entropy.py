@@ -23,7 +23,7 @@ from harness.judges import entropy_report as er
 from harness.judges import jitter_model as model
 from harness.stages import assess
 
-from .jitter_driver import deltas_timer, jittery
+from .jitter_driver import deltas_timer
 
 
 def stream(values):

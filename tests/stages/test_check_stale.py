@@ -8,6 +8,7 @@ import shutil
 import tempfile
 import unittest
 from types import SimpleNamespace as NS
+from unittest import mock
 
 from harness.base import config, files
 from harness.base.report import NAMES
@@ -59,3 +60,24 @@ class JudgeSkipsVerbTest(unittest.TestCase):
             check.judge_skips(NS(report=path, list=os.devnull, restricted=""))
         self.assertEqual(e.exception.code, f"skips: {config.display(path)}: no report "
                                            "with checks")
+
+    def test_a_restricted_run_excuses_an_entry_it_left_out(self):
+        """The verb judges against the list it is given, and a run told to
+        leave boots out (--restricted) is excused the entries it left out;
+        the same report judged as a full run fails check.skips.declared."""
+        d = tempfile.mkdtemp(prefix="judge-skips-")
+        self.addCleanup(shutil.rmtree, d)
+        path, listed = os.path.join(d, "report.json"), os.path.join(d, "skips.txt")
+        files.write_json(path, {"checks": [
+            {"id": "guest.own.skipped", "status": "skip", "reason": "on purpose"},
+            {"id": "guest.own.ran", "status": "pass"}]})
+        files.write_text(listed, "guest.own.skipped\ton purpose\n"
+                                 "debug.guest.own.skipped\tthe debug boot, left out\n")
+        for restricted, rc in (("BOOTS=main", 0), ("", 1)):
+            with self.subTest(restricted=restricted), mock.patch("sys.stdout") as out:
+                self.assertEqual(check.judge_skips(NS(report=path, list=listed,
+                                                      restricted=restricted)), rc)
+            text = "".join(c.args[0] for c in out.write.call_args_list)
+            self.assertIn("PASS check.skips.expected: skips 1, declared 1, unexpected 0",
+                          text)
+            self.assertIn(("PASS" if rc == 0 else "FAIL") + " check.skips.declared", text)

@@ -5,6 +5,7 @@ KUnit only for a boot that is to end, kmemleak where the boot asked
 for a scan; every check carries its boot; and a malformed check record
 becomes a failure while every check gets its requirements."""
 
+import json
 import os
 import shutil
 import tempfile
@@ -75,6 +76,28 @@ class JudgeBootTest(unittest.TestCase):
         self.assertGreater(len(got), 3)
         self.assertEqual({c.boot for c in got.values()}, {"b1"})
 
+    def test_each_judge_gets_the_boot_s_own(self):
+        """proc_crypto gets the boot's name and the kernel source, seed_trace
+        whether the boot has a Jitter RNG, the CAVS judges the boot's
+        vector meta; the second client's judge only where the boot ran it."""
+        recs, meta, other = [{"type": "x"}], {"sections": 3}, {"sections": 4}
+        seen = {}
+
+        def spy(key):
+            return lambda *a: seen.setdefault(key, []).append(a) or []
+        with mock.patch.object(conform.proc_crypto, "checks", spy("proc")), \
+                mock.patch.object(conform.seed_trace, "checks", spy("trace")), \
+                mock.patch.object(conform.cavs_judge, "checks", spy("cavs")), \
+                mock.patch.object(conform.kcapi_judge, "cavs_checks", spy("kcapi")):
+            for spec in ({"jent": False, "cavs_meta": meta, "append": "conform.kcapi=1"},
+                         {"cavs_meta": other}, {}):
+                spec = dict({"name": "b1", "expect": "end", "append": ""}, **spec)
+                conform.judge_boot(spec, self.boot(CLEAN), recs, "/src")
+        self.assertEqual(seen["proc"], [(recs, "b1", "/src")] * 3)
+        self.assertEqual(seen["trace"], [(recs, False), (recs, True), (recs, True)])
+        self.assertEqual(seen["cavs"], [(recs, meta), (recs, other)])
+        self.assertEqual(seen["kcapi"], [(recs, meta)])
+
     def test_no_console_log_is_a_failure(self):
         b = self.boot(CLEAN)
         os.unlink(b.console)
@@ -103,9 +126,6 @@ class TagRequirementsTest(unittest.TestCase):
                          ["malformed check record: guest.odd: maybe without a reason",
                           "malformed check record: cavs.kcapi: reported twice"])
 
-
-if __name__ == "__main__":
-    unittest.main()
 
 
 class AfterBootsTest(unittest.TestCase):
@@ -166,3 +186,36 @@ class AfterBootsTest(unittest.TestCase):
         self.assertEqual((c.id, c.status, c.title), ("harness.judges", "fail",
                                                     "every judge of the run finished"))
         self.assertEqual(c.reason, ("a judge failed: RuntimeError('" + "x" * 600)[:500])
+
+
+class ReportTest(unittest.TestCase):
+    """conform's report: the run's facts beside the checks, the inputs'
+    digests as the run measured them (else as they are now), the hashes
+    of tangled/ by path from the top, written to a directory not yet made."""
+
+    def write(self, status="pass", **facts):
+        d = tempfile.mkdtemp(prefix="conform-report-")
+        self.addCleanup(shutil.rmtree, d)
+        out = os.path.join(d, "new", "conformance")
+        with mock.patch.object(conform.evidence, "digests", return_value={"now": "1"}), \
+                mock.patch("sys.stdout"):
+            rc = conform.report(NS(out=out), "2026-12-07T01:00:00+00:00", 0.0, [],
+                                [Check("guest.x", status, "t", reason="r")], **facts)
+        with open(os.path.join(out, "report.json")) as f:
+            return rc, json.load(f)
+
+    def test_facts_inputs_and_tangled(self):
+        rc, rep = self.write(inputs={"then": "2"}, kernel={"release": "6.1.0-test"})
+        self.assertEqual(rc, 0)
+        self.assertEqual(rep["inputs"], {"then": "2"})
+        self.assertEqual(rep["kernel"], {"release": "6.1.0-test"})
+        self.assertEqual(rep["summary"]["passed"], 1)
+        self.assertIn("tangled/jitterentropy.c", rep["tangled"])
+        self.assertTrue(all(p.startswith("tangled/") for p in rep["tangled"]))
+        self.assertEqual(self.write()[1]["inputs"], {"now": "1"})
+        rc, rep = self.write("fail")
+        self.assertEqual((rc, rep["summary"]["failed"]), (1, 1))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -224,6 +224,12 @@ class RunTest(unittest.TestCase):
                 text = f.read()
             self.assertIn('"entropy.ours-kernel.collected"', text)
             self.assertIn("no finished test kernel", text)
+            with open(os.path.join(tmp, "summary.json")) as f:
+                summary = json.load(f)
+            self.assertIsNone(summary["drbg_from"])
+            self.assertTrue(summary["drbg"])
+            self.assertEqual({(r["instantiate_bits"], r["reseed_bits"])
+                              for r in summary["drbg"]}, {(0, 0)})
         finally:
             shutil.rmtree(tmp)
 
@@ -284,7 +290,7 @@ class VerdictTest(unittest.TestCase):
                    ("ours-user", "vn"): fake_assessment(h_vn)}
         with mock.patch.object(entropy, "OUT", tmp), \
                 mock.patch.object(entropy, "collect_user", side_effect=self.collect), \
-                mock.patch.object(entropy, "assess_all", return_value=results), \
+                mock.patch.object(entropy, "assess_all", return_value=results) as self.jobs, \
                 mock.patch("sys.stdout"):
             rc = entropy.run(args)
         with open(args.json) as f:
@@ -336,6 +342,29 @@ class VerdictTest(unittest.TestCase):
             src = json.load(f)["sources"]["ours-user"]
         self.assertEqual((src["claim"], src["h_i"], src["h"]), (1.0, 1.0, 1.0))
         self.assertEqual(src["chain"]["steps"][0]["h_out"], 1.0)
+
+    def test_what_is_assessed_and_where_the_figures_go(self):
+        """The raw samples are assessed as 8-bit symbols against the
+        source's claim, the derived streams with no claim; the DRBG's seed
+        is credited from the user-space environment; the figures are
+        written under figures/."""
+        rc, _ = self.verdict(5.0)
+        self.assertEqual(rc, 0)
+        jobs, reuse = self.jobs.call_args.args
+        sdir = os.path.join(self.out, "ours-user")
+        self.assertIs(reuse, False)
+        self.assertEqual(jobs[0], (sdir, "raw", 8, er.claims.claim_of("ours-user")))
+        self.assertEqual(sorted(j[1] for j in jobs[1:]), ["fold", "vn"])
+        self.assertEqual({j[3] for j in jobs[1:]}, {None})
+        with open(os.path.join(self.out, "summary.json")) as f:
+            summary = json.load(f)
+        self.assertEqual(summary["drbg_from"], "x86-64-user")
+        self.assertGreater(summary["drbg"][0]["instantiate_bits"], 0)
+        self.assertTrue(summary["figures"])
+        for fid in summary["figures"]:
+            self.assertTrue(os.path.exists(os.path.join(self.out, "figures", f"{fid}.json")),
+                            fid)
+        self.assertFalse([n for n in os.listdir(self.out) if n.startswith("entropy-")])
 
     def test_the_record_wants_every_source(self):
         self.assertEqual(entropy.evidence.RECORDS["entropy"]["complete"], entropy.SOURCES)

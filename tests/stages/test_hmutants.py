@@ -191,6 +191,18 @@ class ScoreTest(unittest.TestCase):
         self.assertEqual(stale, ["k"])
         self.assertEqual(hmutants_run.as_checks(rs, stale)[1].status, "fail")
 
+    def test_the_table_names_each_survivor_s_change_and_fate(self):
+        rs = [result("k", True), dict(result("e", False), old="a | b", new="a\nb"),
+              result("s", False)]
+        hmutants_run.settle(rs, {"e": "prints only"})
+        md = hmutants_run.markdown(rs, hmutants_run.score(rs))
+        rows = [ln for ln in md.splitlines() if ln.startswith("| ") and "---" not in ln][1:]
+        self.assertEqual(rows, ["| e | stages/x.py:1 | `a \\| b` → `a b` | "
+                                "equivalent: prints only |",
+                                "| s | stages/x.py:1 | `a` → `b` | **survives** |"])
+        self.assertIn("**1 of 2 non-equivalent mutants killed** (3 generated, "
+                      "1 equivalent, 1 surviving)", md)
+
     def test_no_mutant_fails(self):
         self.assertEqual(hmutants_run.as_checks([], [])[0].status, "fail")
 

@@ -12,7 +12,7 @@ import unittest
 from types import SimpleNamespace as NS
 from unittest import mock
 
-from harness.stages import mutants
+from harness.stages import mutant_space, mutants
 from harness.stages.harness_mutants import MUTANTS
 
 REAL = next(m for m in MUTANTS if m["name"] == "failed-is-pass")
@@ -26,7 +26,7 @@ class RunAllTest(unittest.TestCase):
         d = tempfile.mkdtemp(prefix="mutants-ws-")
         self.addCleanup(shutil.rmtree, d)
         real = tempfile.mkdtemp
-        with mock.patch.object(mutants.tempfile, "mkdtemp",
+        with mock.patch.object(mutant_space.tempfile, "mkdtemp",
                                lambda prefix: real(prefix=prefix, dir=d)):
             results = mutants.run_all([REAL, HARMLESS], 240)
         self.assertEqual(os.listdir(d), [])     # the workspace is removed
@@ -49,7 +49,7 @@ class RunAllTest(unittest.TestCase):
             "mutants: the oracles fail without a mutant (1): "), e.exception.code)
 
     def test_a_moved_text_is_refused(self):
-        top = mutants.workspace()
+        top = mutant_space.workspace()
         self.addCleanup(shutil.rmtree, top)
         with self.assertRaises(SystemExit):
             mutants.mutate(top, dict(HARMLESS, old="no such text anywhere"))

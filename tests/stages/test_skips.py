@@ -16,7 +16,6 @@ import os
 import tempfile
 import unittest
 
-from harness.base import config
 from harness.base.checks import Check
 from harness.stages import skips
 

@@ -10,6 +10,7 @@ import os
 import tempfile
 import unittest
 
+from harness.base import config
 from harness.stages import plan, stress
 
 FIG = {"calls": 123456, "seed": 77, "seconds": 900, "race_rounds": 5000,
@@ -74,9 +75,6 @@ class StressPlanTest(unittest.TestCase):
         self.assertIn("--seconds must be positive", str(e.exception))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class RejudgeTest(unittest.TestCase):
     """--rejudge: the judge again on an earlier report, booting nothing;
@@ -111,8 +109,28 @@ class RejudgeTest(unittest.TestCase):
         self.assertIn("5 of 10 calls made", figures[0]["reason"])
         self.assertIn("rejudged", out)
 
+    def test_the_kept_record_rejudges_as_it_was_judged(self):
+        """The stress record make evidence keeps, judged again: it passed,
+        so the rejudged report passes and the verb exits 0."""
+        with open(config.top("evidence/stress.json")) as f:
+            kept = json.load(f)
+        self.assertEqual(kept["summary"]["failed"], 0)
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "report.json"), "w") as f:
+                json.dump(kept, f)
+            self.assertEqual(stress.stress(self.args(d)), 0)
+            with open(os.path.join(d, "report.json")) as f:
+                out = json.load(f)
+        self.assertEqual((out["summary"]["passed"], out["summary"]["failed"]),
+                         (kept["summary"]["passed"], 0))
+        self.assertEqual(out["stress"]["figures"], kept["stress"]["figures"])
+
     def test_no_report(self):
         with tempfile.TemporaryDirectory() as d:
             with self.assertRaises(SystemExit) as e:
                 stress.stress(self.args(d))
         self.assertIn("--rejudge: no stress report", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -10,8 +10,6 @@ fragment and the i386 one; the /init is compiled with -m32 and is a
 32-bit executable.
 """
 
-import os
-import subprocess
 import tempfile
 import unittest
 

@@ -14,6 +14,7 @@ issue to judge, not a reason for make check to fail.
 
 from collections import Counter
 
+from ..kmutants_report import judged
 from .md import small_table, table
 
 PATH = "build/mutants/series.json"
@@ -26,11 +27,6 @@ INTRO = ("`make mutants` changes the series' own code one small defect at a "
          "the file; a mutant is killed when a check fails or a boot hangs.  "
          "How, and which mutants are equivalent, is in the chapter \"Testing "
          "the seeding from inside\" ([Mutants](#drbg-mutants)).")
-
-
-def _judged(run):
-    return sum(r.get("status") in ("killed", "timeout", "survived", "equivalent")
-               for r in run.get("results", []))
 
 
 def _pct(rate):
@@ -112,12 +108,12 @@ def part_md(part, run, esc, code, notes):
         # the first sitting's own figures (it may have chosen two mutants
         # by id) must not read as the record's.
         out += [f"The record of the part: {len(run.get('results', []))} of "
-                f"{run.get('generated')} mutants listed, {_judged(run)} judged by a "
+                f"{run.get('generated')} mutants listed, {judged(run)} judged by a "
                 f"boot, over {1 + len(run['reruns'])} sittings under {accel}.  The "
                 f"first sitting started {chosen}, wall time {run.get('wall_s')} s; "
                 f"boots, in the order run: {boots}.", ""]
     else:
-        out += [f"Run started {chosen}, {_judged(run)} judged by a boot, wall time "
+        out += [f"Run started {chosen}, {judged(run)} judged by a boot, wall time "
                 f"{run.get('wall_s')} s, under {accel}; boots, in the order run: "
                 f"{boots}.", ""]
     rows = []

@@ -7,9 +7,11 @@ summary line as its checks say."""
 import json
 import os
 import shutil
+import sys
 import tempfile
 import unittest
 from types import SimpleNamespace as NS
+from unittest import mock
 
 from harness.stages.book import browsercheck
 from harness.stages.book import check as book_check
@@ -86,6 +88,66 @@ class BookCheckVerbTest(unittest.TestCase):
                 self.assertEqual((browser_check[0]["status"], browser_check[0]["reason"]),
                                  ("skip", "--no-browser") if browser else
                                  ("fail", "book.html was not written"))
+
+
+class BookCheckRunTest(unittest.TestCase):
+    """book-check on a book that is there (its checks replaced by stand-ins
+    that pass): the build's exit status and text, build.json and
+    book.html are what the checks judge, the browser check runs on the
+    book's directory, and a run with every check passed exits 0."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix="book-check-run-")
+        self.addCleanup(shutil.rmtree, self.d)
+        with open(os.path.join(self.d, "build.json"), "w") as f:
+            json.dump({"chunks": ["c1"]}, f)
+        with open(os.path.join(self.d, "book.html"), "w") as f:
+            f.write("<html>the book</html>")
+        self.seen = {}
+        ok = book_check.check("book.x", "t", "pass")
+        for obj, name, value in (
+                (book_check, "build_check", ok), (book_check, "html_links_check", ok),
+                (book_check, "pdf_links_check", ok), (book_check, "source_checks", [ok]),
+                (book_check.typography, "checks", []),
+                (browsercheck, "browser_check", book_check.check("book.browser", "t", "pass"))):
+            p = mock.patch.object(obj, name, side_effect=self.spy(name, value))
+            p.start()
+            self.addCleanup(p.stop)
+        for p in (mock.patch.object(book_check, "OUT", self.d), mock.patch("sys.stdout"),
+                  mock.patch("sys.stderr")):
+            p.start()
+            self.addCleanup(p.stop)
+
+    def spy(self, name, value):
+        def called(*a):
+            self.seen[name] = a
+            return value
+        return called
+
+    def run_check(self, **kw):
+        args = NS(**dict({"no_build": True, "no_browser": False,
+                          "json": os.path.join(self.d, "checks.json")}, **kw))
+        rc = book_check.run(args)
+        with open(args.json) as f:
+            return rc, json.load(f)
+
+    def test_a_book_whose_checks_pass_exits_0(self):
+        rc, checks = self.run_check()
+        self.assertEqual(rc, 0)
+        self.assertEqual(self.seen["build_check"], (0, "", {"chunks": ["c1"]}))
+        self.assertEqual(self.seen["html_links_check"][0], "<html>the book</html>")
+        self.assertEqual(self.seen["browser_check"], (self.d,))
+        self.assertEqual([c["id"] for c in checks][-1], "book.browser")
+        self.assertEqual({c["status"] for c in checks}, {"pass"})
+
+    def test_the_build_s_status_and_text_are_judged(self):
+        r = NS(returncode=2, stderr="pandoc: no such file\n", stdout="chunks: 9\n")
+        with mock.patch.object(book_check.subprocess, "run", return_value=r) as build:
+            self.run_check(no_build=False)
+        self.assertEqual(build.call_args.args[0][-1], "book")
+        self.assertEqual(self.seen["build_check"][:2], (2, "pandoc: no such file\n"))
+        for stream, text in ((sys.stderr, "pandoc: no such file\n"), (sys.stdout, "chunks: 9\n")):
+            self.assertIn(mock.call(text), stream.write.call_args_list)   # passed on
 
 
 if __name__ == "__main__":
