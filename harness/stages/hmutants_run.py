@@ -280,12 +280,12 @@ def run(args):
             times = t["times"]
             say(f"trace: reused {config.display(saved)} (--reuse-trace)")
         else:
-            lines, times = trace(tops[0], sorted(hmutants.SCOPE), args.timeout)
+            lines, times = trace(tops[0], sorted(hmutants.SCOPE), args.suite_timeout)
             files.write_json(saved, {"lines": {f"{f}:{n}": v for (f, n), v in lines.items()},
                                      "times": times})
         results = run_all(ms, lines, times, tops)
         if args.confirm:
-            confirm(tops[0], ms, results, args.timeout)
+            confirm(tops[0], ms, results, args.suite_timeout)
     finally:
         for t in tops:
             shutil.rmtree(t, ignore_errors=True)

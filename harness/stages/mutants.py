@@ -140,4 +140,7 @@ def register(sub):
     p.add_argument("--reuse-trace", action="store_true",
                    help="with --generated: the last run's trace, not a new one")
     p.add_argument("--jobs", type=int, default=2, help="with --generated: mutants at once")
+    p.add_argument("--suite-timeout", type=int, default=3600,
+                   help="with --generated: seconds the whole host suite may take (the "
+                        "trace, and each survivor with --confirm)")
     p.set_defaults(func=run)

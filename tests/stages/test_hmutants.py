@@ -9,8 +9,10 @@ import shutil
 import tempfile
 import textwrap
 import unittest
+from types import SimpleNamespace as NS
+from unittest import mock
 
-from harness.base import config
+from harness.base import config, files
 from harness.stages import hmutants, hmutants_run
 
 SAMPLE = textwrap.dedent('''\
@@ -222,6 +224,36 @@ class ScoreTest(unittest.TestCase):
     def test_declared_fates_are_generated_mutants(self):
         ids = {m["id"] for m in hmutants.all_mutants()}
         self.assertEqual(set(hmutants_run.read_fates()) - ids, set())
+
+
+class RunVerbTest(unittest.TestCase):
+    """The verb's run on a part (--only): the whole suite's trace gets the
+    suite's own timeout (not an oracle's 300 s), the part's survivors get
+    their declared fates, and a fate of another part is not stale."""
+
+    def test_a_part_is_traced_with_the_suite_s_timeout_and_settled(self):
+        d = tempfile.mkdtemp(prefix="hmutants-run-")
+        self.addCleanup(shutil.rmtree, d)
+        ws = os.path.join(d, "ws")
+        fates = hmutants_run.read_fates()
+        mid = next(m for m in fates if m.startswith("stages.check.merge."))
+
+        def run_all(ms, lines, times, tops):
+            return [dict(result(m["id"], False), op=m["op"], file=m["file"]) for m in ms]
+        with mock.patch.object(hmutants_run, "OUT", d), \
+                mock.patch.object(hmutants_run, "workspace",
+                                  side_effect=lambda: os.makedirs(ws) or ws), \
+                mock.patch.object(hmutants_run, "trace", return_value=({}, {})) as trace, \
+                mock.patch.object(hmutants_run, "run_all", side_effect=run_all), \
+                mock.patch.object(hmutants_run, "say"):
+            rc = hmutants_run.run(NS(only=mid, list=False, jobs=1, reuse_trace=False,
+                                     confirm=False, suite_timeout=1234, json=None))
+        self.assertEqual(trace.call_args.args[2], 1234)
+        self.assertEqual(rc, 0)
+        rec = files.read_json(os.path.join(d, "generated.json"))
+        self.assertEqual(rec["mode"], "partial")
+        self.assertEqual([r["fate"] for r in rec["results"]], [f"equivalent: {fates[mid]}"])
+        self.assertFalse(os.path.exists(ws))     # the workspace is removed
 
 
 if __name__ == "__main__":
