@@ -14,9 +14,11 @@ recorder: the series from edit scripts is tested on a fake tree below.)
 import contextlib
 import io
 import os
+import shutil
 import tempfile
 import textwrap
 import unittest
+import weakref
 from unittest import mock
 
 from harness.base import conf as confmod
@@ -59,6 +61,8 @@ Body.
 class Book:
     def __init__(self, text, conf=CONF):
         self.dir = tempfile.mkdtemp(prefix="nwtest-")
+        # removed with the object (or at exit): a test keeps no directory
+        weakref.finalize(self, shutil.rmtree, self.dir, ignore_errors=True)
         with open(os.path.join(self.dir, "tangle.conf"), "w") as f:
             f.write(conf)
         with open(os.path.join(self.dir, "book.nw"), "w") as f:
