@@ -32,6 +32,11 @@ export ACCEL BOOTS
 # vectors/cavs:vectors/extra); make conform VECTORS=DIR runs DIR's files.
 VECTORS ?=
 export VECTORS
+# make check judges the entropy evidence again from the kept record
+# (evidence/entropy) when it was made on this tree's inputs; ENTROPY=fresh
+# collects the five sources anyway.
+ENTROPY ?=
+export ENTROPY
 # make mutants: MUTANTS=drbg,random,jitter (parts), MUTANT_IDS=id,... (a subset),
 # MUTANTS_VARIANT=debug|modules (a stronger kernel for the test kernel's survivors),
 # MUTANTS_MINUTES=N (stop judging after N minutes), MUTANTS_RESUME=1 (judge

@@ -19,7 +19,8 @@ each is a `python3 -m harness` verb in a process of its own):
      linked, one refused (make kconfig-matrix --short)  kconfig.*
   5. the SP 800-90B assessor on NIST's eight reference files  entropy.kat.*
      and on four sources of known min-entropy  entropy.synthetic.*
-     the host unit tests (tests/)          host.unit.*
+     the host unit tests (tests/), two     host.unit.*
+     processes sharing the modules
      the mutants of the harness's verdicts, each caught by its oracle
                                            host.mutants.*
   6. the test kernel and the debug kernel, then conform on both
@@ -30,7 +31,10 @@ each is a `python3 -m harness` verb in a process of its own):
   7. make entropy: raw noise of five sources, assessed      entropy.*
      (CHECK_SOURCES; make entropy alone runs all eight)
      (after the kernels: its guest needs the test kernel, and nothing
-     else may load the CPU while it times the noise)
+     else may load the CPU while it times the noise).  When the kept
+     record (evidence/entropy) was made on this tree's inputs, its
+     verdicts on the five sources are judged again from its summary
+     instead (ENTROPY=fresh collects anyway)
   8. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
   9. every skip of the run against the declared ones (skips.py,
      conformance/expected-skips.txt): a skip declared nowhere fails
@@ -50,10 +54,11 @@ import subprocess
 import time
 
 from ..base import conf as confmod
-from ..base import config, files
+from ..base import config, evidence, files
 from ..base import reqs as reqsmod
 from ..base.checks import Check
 from ..base.report import as_dicts, new_id, remove_all, write_all
+from ..judges import entropy_report
 from . import inputs, skips
 
 OUT = config.build("check")
@@ -216,6 +221,57 @@ def acvp_step(r):
               ["acvp", "--dir", config.top("vectors/acvp")], "acvp.total")
 
 
+def kept_entropy(root=None):
+    """(summary, its file, None) when the kept entropy record (make
+    entropy's full run, in evidence/) was made on this tree's inputs and
+    holds every source make check collects; else (None, None, why not)."""
+    root = root or config.TOP
+    entry = evidence.manifest(root).get("entropy")
+    if not entry:
+        return None, None, "evidence/ keeps no entropy record"
+    summary = files.read_json(os.path.join(root, entry["file"]))
+    if not summary or not isinstance(summary.get("sources"), dict):
+        return None, None, f"{entry['file']} is missing or holds no sources"
+    missing = [n for n in CHECK_SOURCES if n not in summary["sources"]]
+    if missing:
+        return None, None, f"{entry['file']} lacks {', '.join(missing)}"
+    why = evidence.stale(summary, "entropy", root)
+    return (None, None, why) if why else (summary, entry["file"], None)
+
+
+def reused_entropy(summary, path):
+    """make entropy's verdicts on CHECK_SOURCES, judged again from a kept
+    summary; each check names the record it comes from."""
+    sub = dict(summary, sources={n: summary["sources"][n] for n in CHECK_SOURCES})
+    checks = entropy_report.checks(sub)
+    for c in checks:
+        c.details = dict(c.details, from_record=path, recorded=summary.get("started"))
+    return checks
+
+
+def entropy_step(r, root=None):
+    """The entropy evidence of CHECK_SOURCES.  The same inputs (the series,
+    the core, the collectors, the assessor and the entropy judges) collect
+    and judge the same noise source, so when the kept record was made on
+    this tree's inputs its verdicts are judged again from its summary,
+    instead of timing the noise for some nine minutes on a machine that
+    make check keeps busy.  ENTROPY=fresh, or any changed input, collects
+    the sources again."""
+    title = "entropy evidence: raw noise of five sources, SP 800-90B assessed"
+    summary, path, why = kept_entropy(root)
+    if os.environ.get("ENTROPY") == "fresh":
+        summary, why = None, "ENTROPY=fresh"
+    if summary is None:
+        json_step(r, f"{title} (collected: {why})", "entropy",
+                  ["entropy", "--sources", ",".join(CHECK_SOURCES)], "entropy.run")
+        return
+    step(f"{title}: judged again from {path} (make entropy of {summary.get('started')}, "
+         "made on this tree's inputs; ENTROPY=fresh collects again)")
+    t0 = time.time()
+    r.checks += reused_entropy(summary, path)
+    r.timings["entropy"] = round(time.time() - t0, 1)
+
+
 def merge(r, rep):
     """Fold the host-side checks into report.json (rewriting .md, .xml);
     the summary over everything.  Without conform's report (make check
@@ -287,9 +343,7 @@ def check(args):
         host_steps(r)
         rep = kernel_steps(r)
         acvp_step(r)
-        json_step(r, "entropy evidence: raw noise of five sources, SP 800-90B assessed",
-                  "entropy", ["entropy", "--sources", ",".join(CHECK_SOURCES)],
-                  "entropy.run")
+        entropy_step(r)
         book_step(r, rep)
         skips_step(r, rep)
     total = merge(r, rep)

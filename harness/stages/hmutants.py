@@ -43,11 +43,12 @@ from ..base import config
 # named here (argument parsing, progress, rendering for people) is not
 # mutated.
 SCOPE = {
-    "stages/check.py": ("rc_check", "json_step", "merge", "judge_skips", "check"),
+    "stages/check.py": ("rc_check", "json_step", "kept_entropy", "reused_entropy",
+                        "entropy_step", "merge", "judge_skips", "check"),
     "stages/skips.py": ("judge", "verdicts"),
     "stages/host_tests.py": ("_rec", "addSuccess", "addFailure", "addError", "addSkip",
                              "addSubTest", "addUnexpectedSuccess", "addExpectedFailure",
-                             "run"),
+                             "claim", "run_shared", "own_tmpdir", "run", "run_here"),
     "stages/conform.py": ("judge_boot", "tag_requirements", "after_boots", "report"),
     "stages/acvp.py": ("set_summary", "total_check"),
     "stages/entropy.py": ("verified_parts", "analyse"),

@@ -148,8 +148,9 @@ class OrderTest(unittest.TestCase):
                                 top_level_dir=host_tests.config.TOP)
         orders = set()
         for seed in range(12):
-            ids = [t.id() for t in host_tests.shuffled(suite, seed)]
-            self.assertEqual(ids, [t.id() for t in host_tests.shuffled(suite, seed)])
+            ids = [t.id() for t in host_tests.flatten(host_tests.shuffled(suite, seed))]
+            self.assertEqual(ids, [t.id() for t in host_tests.flatten(
+                host_tests.shuffled(suite, seed))])
             every = sorted(t.id() for t in host_tests.flatten(suite))
             self.assertEqual(sorted(ids), every)
             classes = [i.rsplit(".", 1)[0] for i in ids]

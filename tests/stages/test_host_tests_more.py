@@ -79,7 +79,8 @@ class InProcessVerbTest(unittest.TestCase):
         os.chdir(d)     # the verb runs from the top of the repository
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
-            rc = host_tests.run(NS(seed=7, pattern="test_check_units.py", json=out))
+            rc = host_tests.run(NS(seed=7, jobs=1, claims=None, pattern="test_check_units.py",
+                                   json=out))
         self.assertEqual(rc, 0, buf.getvalue())
         with open(out) as f:
             records = json.load(f)
