@@ -32,11 +32,13 @@ export ACCEL BOOTS
 # vectors/cavs:vectors/extra); make conform VECTORS=DIR runs DIR's files.
 VECTORS ?=
 export VECTORS
-# make check judges the entropy evidence again from the kept record
-# (evidence/entropy) when it was made on this tree's inputs; ENTROPY=fresh
-# collects the five sources anyway.
-ENTROPY ?=
-export ENTROPY
+# make check takes verdicts that are kept with the digest of their inputs
+# when the digest is this tree's: the entropy record (evidence/entropy), and
+# the last passing run of the Kconfig builds, the assessor, the harness's
+# mutants and ACVP (build/check/).  FRESH=entropy,acvp,kconfig,entropy-kat,
+# mutants (any of them) or FRESH=all runs them again.
+FRESH ?=
+export FRESH
 # make mutants: MUTANTS=drbg,random,jitter (parts), MUTANT_IDS=id,... (a subset),
 # MUTANTS_VARIANT=debug|modules (a stronger kernel for the test kernel's survivors),
 # MUTANTS_MINUTES=N (stop judging after N minutes), MUTANTS_RESUME=1 (judge

@@ -25,6 +25,11 @@ each is a `python3 -m harness` verb in a process of its own):
                                            host.mutants.*
   6. the test kernel and the debug kernel, then conform on both
      ACVP: the project's vector sets (vectors/acvp) in the test kernel  acvp.*
+     The Kconfig builds, the assessor, the harness's mutants and ACVP
+     keep a run that passed with the digest of the whole tree (and of
+     the test kernel, for ACVP); the next make check of the same digest
+     takes their verdicts instead of running them (FRESH=acvp,... or
+     FRESH=all runs them anyway)
      (make teeth, four more builds and boots of the test kernel, is a
      target of its own: about 10 minutes, which would triple a warm
      make check)
@@ -34,7 +39,7 @@ each is a `python3 -m harness` verb in a process of its own):
      else may load the CPU while it times the noise).  When the kept
      record (evidence/entropy) was made on this tree's inputs, its
      verdicts on the five sources are judged again from its summary
-     instead (ENTROPY=fresh collects anyway)
+     instead (FRESH=entropy collects anyway)
   8. the rendered book (HTML, PDF, links, traceability, Chromium)  book.*
   9. every skip of the run against the declared ones (skips.py,
      conformance/expected-skips.txt): a skip declared nowhere fails
@@ -49,12 +54,14 @@ of the plan (its test kernel, often BOOTS), whose skips are a subset.
 """
 
 import datetime
+import hashlib
 import os
+import platform
 import subprocess
 import time
 
 from ..base import conf as confmod
-from ..base import config, evidence, files
+from ..base import config, evidence, files, kcache, proc
 from ..base import reqs as reqsmod
 from ..base.checks import Check
 from ..base.report import as_dicts, new_id, remove_all, write_all
@@ -69,6 +76,9 @@ OUT = config.build("check")
 # in evidence/.
 CHECK_SOURCES = ("ours-user", "pristine-user", "ours-kernel", "ours-uml-tsc",
                  "ours-uml-tsc-fixed")
+# The packages whose versions a kept verdict of a step depends on (kept_step).
+KEPT_PACKAGES = ("linux-source-6.1", "qemu-system-x86", "gcc-12", "libkcapi-dev",
+                 "noweb", "sparse", "coccinelle")
 REPORT = config.build("conformance/report.json")
 EXPECTED_SKIPS = config.top(skips.LIST)
 
@@ -158,14 +168,15 @@ def host_steps(r):
               "checkers", ["checkers"], "host.checkers.run")
     json_step(r, "production config: test options off, objects without test code",
               "prodconfig", ["prodconfig", "build"], "host.prodconfig.test-options-off")
-    json_step(r, "Kconfig: the series' options at y, m and n, five combinations and a "
+    tree = tree_inputs()
+    kept_step(r, "Kconfig: the series' options at y, m and n, five combinations and a "
               "randconfig, built and linked", "kconfig", ["kconfig-matrix", "--short"],
-              "kconfig.build")
-    json_step(r, "SP 800-90B assessor against NIST's reference results", "entropy-kat",
-              ["entropy-kat"], "entropy.kat")
+              "kconfig.build", tree)
+    kept_step(r, "SP 800-90B assessor against NIST's reference results", "entropy-kat",
+              ["entropy-kat"], "entropy.kat", tree)
     json_step(r, "host unit tests", "host-tests", ["host-tests"], "host.unit")
-    json_step(r, "mutants of the harness's verdict code, each caught by its oracle",
-              "mutants", ["mutants-harness"], "host.mutants.score")
+    kept_step(r, "mutants of the harness's verdict code, each caught by its oracle",
+              "mutants", ["mutants-harness"], "host.mutants.score", tree)
 
 
 def json_step(r, title, key, verb, fallback_id):
@@ -215,10 +226,72 @@ def kernel_steps(r):
     return rep
 
 
-def acvp_step(r):
-    """make acvp on the project's copy of NIST's samples (its own boot)."""
-    json_step(r, "ACVP: the vector sets of vectors/acvp in the test kernel", "acvp",
-              ["acvp", "--dir", config.top("vectors/acvp")], "acvp.total")
+def tree_inputs(root=None):
+    """The digest of every file of the tree (all but build/ and .git), of
+    the packages that build and run what make check runs, and of Python:
+    what a kept verdict of a host step may depend on, taken whole so that
+    no input can be left out of it."""
+    root = root or config.TOP
+    names = sorted(n for n in os.listdir(root) if n not in ("build", ".git"))
+    h = hashlib.sha256(f"files\0{evidence.digest(names, root)}\n".encode())
+    for pkg in KEPT_PACKAGES:
+        h.update(f"{pkg}\0{proc.dpkg_version(pkg)}\n".encode())
+    h.update(f"python\0{platform.python_version()}\n".encode())
+    return h.hexdigest()
+
+
+def acvp_inputs(root=None):
+    """tree_inputs() and the test kernel's image and .config; None while
+    there is no finished test kernel."""
+    version = kcache.installed_version()
+    build = os.path.join(kcache.tree_dir(version), "build-test") if version else None
+    if not build or not os.path.exists(os.path.join(build, "build.ok")):
+        return None
+    h = hashlib.sha256(f"tree\0{tree_inputs(root)}\n".encode())
+    for rel in ("arch/x86/boot/bzImage", ".config"):
+        h.update(f"{rel}\0{files.sha256_file(os.path.join(build, rel))}\n".encode())
+    return h.hexdigest()
+
+
+def fresh(key):
+    """Whether FRESH (a list of steps, or all) asks key to run again."""
+    asked = [x.strip() for x in os.environ.get("FRESH", "").split(",")]
+    return key in asked or "all" in asked
+
+
+def kept_step(r, title, key, verb, fallback_id, digest):
+    """json_step, or the verdicts of the last run of this step that passed
+    on inputs of the same digest (build/check/<key>-kept.json), each
+    naming the run it comes from.  A failure is never kept; no digest, or
+    FRESH=<key> or all, runs the step."""
+    kept_path = os.path.join(OUT, f"{key}-kept.json")
+    if fresh(key):
+        digest = None
+    kept = files.read_json(kept_path)
+    if digest and kept and kept.get("inputs") == digest and kept.get("checks"):
+        step(f"{title}: the verdicts of the run of {kept['started']}, on the same inputs "
+             f"(FRESH={key} runs it again)")
+        r.checks += [Check.from_dict(dict(c, details=dict(c.get("details") or {},
+                                                          from_run=kept["started"])))
+                     for c in kept["checks"]]
+        r.timings[key] = 0.0
+        return
+    if os.path.exists(kept_path):
+        os.unlink(kept_path)
+    first = len(r.checks)
+    json_step(r, title, key, verb, fallback_id)
+    ran = r.checks[first:]
+    if digest and ran and all(c.status != "fail" for c in ran):
+        files.write_json(kept_path, {"inputs": digest, "started": r.started,
+                                     "checks": as_dicts(ran)})
+
+
+def acvp_step(r, root=None):
+    """make acvp on the project's copy of NIST's samples (its own boot),
+    kept with the digest of the tree and the test kernel."""
+    kept_step(r, "ACVP: the vector sets of vectors/acvp in the test kernel", "acvp",
+              ["acvp", "--dir", config.top("vectors/acvp")], "acvp.total",
+              None if fresh("acvp") else acvp_inputs(root))
 
 
 def kept_entropy(root=None):
@@ -255,18 +328,18 @@ def entropy_step(r, root=None):
     and judge the same noise source, so when the kept record was made on
     this tree's inputs its verdicts are judged again from its summary,
     instead of timing the noise for some nine minutes on a machine that
-    make check keeps busy.  ENTROPY=fresh, or any changed input, collects
+    make check keeps busy.  FRESH=entropy, or any changed input, collects
     the sources again."""
     title = "entropy evidence: raw noise of five sources, SP 800-90B assessed"
     summary, path, why = kept_entropy(root)
-    if os.environ.get("ENTROPY") == "fresh":
-        summary, why = None, "ENTROPY=fresh"
+    if fresh("entropy"):
+        summary, why = None, "FRESH=entropy"
     if summary is None:
         json_step(r, f"{title} (collected: {why})", "entropy",
                   ["entropy", "--sources", ",".join(CHECK_SOURCES)], "entropy.run")
         return
     step(f"{title}: judged again from {path} (make entropy of {summary.get('started')}, "
-         "made on this tree's inputs; ENTROPY=fresh collects again)")
+         "made on this tree's inputs; FRESH=entropy collects again)")
     t0 = time.time()
     r.checks += reused_entropy(summary, path)
     r.timings["entropy"] = round(time.time() - t0, 1)

@@ -43,7 +43,8 @@ from ..base import config
 # named here (argument parsing, progress, rendering for people) is not
 # mutated.
 SCOPE = {
-    "stages/check.py": ("rc_check", "json_step", "kept_entropy", "reused_entropy",
+    "stages/check.py": ("rc_check", "json_step", "tree_inputs", "acvp_inputs", "fresh",
+                        "kept_step", "acvp_step", "kept_entropy", "reused_entropy",
                         "entropy_step", "merge", "judge_skips", "check"),
     "stages/skips.py": ("judge", "verdicts"),
     "stages/host_tests.py": ("_rec", "addSuccess", "addFailure", "addError", "addSkip",

@@ -48,9 +48,10 @@ class CheckRun(unittest.TestCase):
                             ("REPORT", self.report), ("EXPECTED_SKIPS", self.skips)):
             mock.patch.object(check, name, value).start()
         mock.patch.object(check, "run", self.run_verb).start()
-        # The entropy step as a verb of its own (not the kept record's
-        # verdicts, which test_check_entropy.py tests).
-        mock.patch.dict(os.environ, {"ENTROPY": "fresh"}).start()
+        # Every step as a verb of its own (not kept verdicts, which
+        # test_check_entropy.py and test_check_kept.py test; nothing of
+        # the kernel cache is read).
+        mock.patch.dict(os.environ, {"FRESH": "all"}).start()
         mock.patch.object(acvp, "say").start()
         mock.patch.object(acvp.qemu, "stop_all").start()
         mock.patch.object(acvp, "registration", fake_registration).start()

@@ -2,7 +2,7 @@
 """make check's entropy step (check.entropy_step): the kept record's
 verdicts on the five sources make check collects are judged again from
 its summary when it was made on this tree's inputs; a changed input, a
-record that lacks a source or is missing, or ENTROPY=fresh collects the
+record that lacks a source or is missing, or FRESH=entropy (or all) collects the
 sources again, and says why."""
 
 import json
@@ -78,13 +78,14 @@ class KeptEntropyTest(unittest.TestCase):
         self.assertIn("entropy.claim.cutoffs", [c.id for c in got])
 
     def test_the_step_judges_again_or_collects(self):
-        for fresh, changed, collects in (("", False, False), ("fresh", False, True),
+        for fresh, changed, collects in (("", False, False), ("entropy", False, True),
+                                         ("acvp,all", False, True), ("acvp", False, False),
                                          ("", True, True)):
             if changed:
                 files.write_text(os.path.join(self.root, "conformance", "entropy", "x"), "")
             r = check.Run()
             with self.subTest(fresh=fresh, changed=changed), \
-                    mock.patch.dict(os.environ, {"ENTROPY": fresh}), \
+                    mock.patch.dict(os.environ, {"FRESH": fresh}), \
                     mock.patch.object(check, "json_step") as step, \
                     mock.patch.object(check, "step"):
                 check.entropy_step(r, self.root)
@@ -93,7 +94,7 @@ class KeptEntropyTest(unittest.TestCase):
                     self.assertEqual((key, verb, fallback), (
                         "entropy", ["entropy", "--sources", ",".join(check.CHECK_SOURCES)],
                         "entropy.run"))
-                    self.assertIn("ENTROPY=fresh" if fresh else "changed since", title)
+                    self.assertIn("FRESH=entropy" if fresh else "changed since", title)
                     self.assertEqual(r.checks, [])
                 else:
                     step.assert_not_called()

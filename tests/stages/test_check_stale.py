@@ -42,7 +42,7 @@ class StepNamesTest(CheckRun):
         rc, failed = self.make_check()
         self.assertEqual((rc, failed), (0, []))
         timings = files.read_json(self.report)["check_timings_s"]
-        for key in ("entropy-kat", "host-tests", "mutants", "entropy"):
+        for key in ("kconfig", "entropy-kat", "host-tests", "mutants", "acvp", "entropy"):
             self.assertIn(key, timings)
             self.assertTrue(os.path.exists(os.path.join(check.OUT, f"{key}.json")), key)
         self.assertFalse([k for k in timings if " " in k], timings)

@@ -408,7 +408,7 @@ class CheckStepTest(unittest.TestCase):
                 mock.patch.object(check, "kernel_steps", return_value=None), \
                 mock.patch.object(check, "book_step"), \
                 mock.patch.object(check, "run", side_effect=fake_run), \
-                mock.patch.dict(os.environ, {"ENTROPY": "fresh"}), \
+                mock.patch.dict(os.environ, {"FRESH": "entropy"}), \
                 mock.patch("sys.stdout"):
             rc = check.check(None)
         self.assertEqual([v[0] for v in verbs], ["entropy"])
