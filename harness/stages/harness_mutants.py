@@ -89,7 +89,7 @@ MUTANTS = [
       'self._rec(test, "pass")', HOST + "RecorderTest.test_unexpected_success_is_a_failure",
       "an unexpected success is a pass"),
     m("host-tests-exit-0", "stages/host_tests.py",
-      'return 1 if n["fail"] or not result.wasSuccessful() else 0', "return 0",
+      'return 1 if n["fail"] or not ok else 0', "return 0",
       HOST + "VerbTest", "the host-tests verb exits 0 with failures"),
     m("cavs-duplicate-field-accepted", "judges/cavs_parse.py",
       "elif len(vals) > allowed:", "elif False:", CAVS + "test_duplicate_field_is_refused",

@@ -12,6 +12,7 @@ import unittest
 from types import SimpleNamespace as NS
 from unittest import mock
 
+from harness.base import config
 from harness.stages import mutant_space, mutants
 from harness.stages.harness_mutants import MUTANTS
 
@@ -53,6 +54,15 @@ class RunAllTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, top)
         with self.assertRaises(SystemExit):
             mutants.mutate(top, dict(HARMLESS, old="no such text anywhere"))
+
+    def test_every_mutant_s_text_is_in_its_file_once(self):
+        """A mutant whose code moved stops make check's mutants step (as
+        host-tests-exit-0 did when the verb's exit line changed): each
+        one's text is in its file exactly once."""
+        for m in MUTANTS:
+            with self.subTest(mutant=m["name"]):
+                with open(config.top("harness", m["file"])) as f:
+                    self.assertEqual(f.read().count(m["old"]), 1, m["old"])
 
     def test_no_mutant_is_no_pass(self):
         self.assertEqual(mutants.as_checks([])[0].status, "fail")
