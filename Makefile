@@ -17,10 +17,13 @@ H := $(PY) -m harness
 ARCH ?= x86_64
 ifeq ($(ARCH),i386)
 VARIANT := i386
-CONFORM_OUT := --out build/conformance-i386
+CONFORM_ARGS := --out build/conformance-i386
 else ifeq ($(ARCH),x86_64)
 VARIANT := test
-CONFORM_OUT :=
+# make conform on x86_64 takes boots kept from an earlier run with the same
+# key (image, initramfs, command line, QEMU) and keeps those that pass:
+# harness/stages/kept_boots.py.  FRESH=conform boots everything.
+CONFORM_ARGS := --keep
 else
 $(error ARCH=$(ARCH): make conform knows x86_64 and i386)
 endif
@@ -100,7 +103,7 @@ kernel: tangle
 	@$(H) kernel build $(VARIANT)
 
 conform: kernel
-	@$(H) conform --variants $(VARIANT) $(CONFORM_OUT)
+	@$(H) conform --variants $(VARIANT) $(CONFORM_ARGS)
 
 # The debug variant (KASAN, UBSAN, lockdep, kmemleak); make check builds
 # and boots it too.

@@ -54,7 +54,9 @@ def write_markdown(report, path):
             "CRNG ready at /init | QEMU command line |", "|---|---|---|---|---|---|---|---|"]
     for b in report.get("boots", []):
         # (a boot the harness failed to run has no CPU or command line)
-        out.append(f"| {b['name']} | {b['outcome']} | {b.get('seconds')} | "
+        # (a boot kept from an earlier run says which: kept_boots.py)
+        kept = f" (kept from {b['kept_from']})" if b.get("kept_from") else ""
+        out.append(f"| {b['name']} | {b['outcome']}{kept} | {b.get('seconds')} | "
                    f"{b.get('accel')} | {_cell(b.get('cpu', '-'))} | {b.get('rdrand')} | "
                    f"{b.get('crng_ready_at_init')} | `{_cell(b.get('qemu', '-'))}` |")
     out.append("")

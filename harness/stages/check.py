@@ -211,7 +211,7 @@ def kernel_steps(r):
                                      origin="host"))
     step("conform on both kernels")
     variants = "test" + (",debug" if rc_dbg == 0 else "")
-    rc = r.timed("conform", harness("conform", "--variants", variants))
+    rc = r.timed("conform", harness("conform", "--keep", "--variants", variants))
     rep = files.read_json(REPORT)
     if rep is None or os.path.getmtime(REPORT) < r.t0 or \
             not isinstance(rep.get("summary"), dict) or not isinstance(rep.get("checks"), list):

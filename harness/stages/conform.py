@@ -24,7 +24,7 @@ from ..base.report import new_id, remove_all, write_all
 from ..judges import boot as boot_judge
 from ..judges import (cavs_judge, figures, hardening, kcapi_judge, kernel_log, kmemleak,
                       kunit, proc_crypto, seed_trace, seeds)
-from . import inputs
+from . import inputs, kept_boots
 from .plan import BASE_APPEND
 
 PACKAGES = ["linux-source-6.1", "linux-config-6.1", "qemu-system-x86", "noweb",
@@ -114,8 +114,10 @@ def judge_boot(spec, b, recs, src):
     return checks
 
 
-def run_boot(spec, accel, bzimage, init, src, outdir, arch="x86_64"):
-    """Boot one plan entry; (info for report.json, [Check])."""
+def run_boot(spec, accel, bzimage, init, src, outdir, arch="x86_64", keep=None):
+    """Boot one plan entry; (info for report.json, [Check]).  keep, the
+    run's start: a boot kept with the same key is taken instead of booted,
+    and a boot that passes is kept (kept_boots.py)."""
     name = spec["name"]
     bdir = os.path.join(outdir, "boots", name)
     os.makedirs(bdir, exist_ok=True)
@@ -125,13 +127,29 @@ def run_boot(spec, accel, bzimage, init, src, outdir, arch="x86_64"):
             os.path.dirname(bzimage)))), bdir))
     rd = initramfs.write(os.path.join(bdir, "initramfs.cpio"), init, data, src=src)
     append = f"{BASE_APPEND} conform.mode={spec['mode']} {spec['append']}".strip()
-    say(f"boot {name}: {spec['title']} (timeout {spec['timeout']} s, {accel})")
-    b = qemu.boot(name, bzimage, rd, append, bdir, spec["timeout"], accel=accel,
-                  expect=spec["expect"], arch=arch)
-    say(f"boot {name}: {b.outcome} after {b.seconds} s"
-        + (f": {b.detail}" if b.detail else ""))
+    k = b = None
+    if keep:
+        k = kept_boots.key(bzimage, rd, append, spec["timeout"], spec["expect"], accel, arch)
+        b = kept_boots.take(outdir, name, k, bdir)
+    if b:
+        kept_boots.say_kept(b)
+    else:
+        say(f"boot {name}: {spec['title']} (timeout {spec['timeout']} s, {accel})")
+        b = qemu.boot(name, bzimage, rd, append, bdir, spec["timeout"], accel=accel,
+                      expect=spec["expect"], arch=arch)
+        say(f"boot {name}: {b.outcome} after {b.seconds} s"
+            + (f": {b.detail}" if b.detail else ""))
     recs = records.read(b.results)
-    return boot_info(spec, b, recs, accel, append), judge_boot(spec, b, recs, src)
+    info, checks = boot_info(spec, b, recs, accel, append), judge_boot(spec, b, recs, src)
+    if getattr(b, "kept_from", None):
+        info["kept_from"] = b.kept_from
+        for c in checks:
+            c.details = dict(c.details, from_run=b.kept_from)
+    elif keep and all(c.status != "fail" for c in checks):
+        kept_boots.store(outdir, name, k, b, keep)
+    elif keep:
+        kept_boots.drop(outdir, name)
+    return info, checks
 
 
 def run_plan(plan, jobs, one, prepare, stop=None):
@@ -215,7 +233,7 @@ def boot_all(plan, args, imgs, inits, src, cavs_meta=None):
             variant = spec.get("variant", "test")
             arch = kbuild.arch_of(variant)
             info, cs = run_boot(spec, args.accel, imgs[variant], inits[arch], src, args.out,
-                                arch=arch)
+                                arch=arch, keep=getattr(args, "keep_from", None))
             info["variant"] = variant
             prefix = spec.get("prefix", variant if variant != "test" else None)
             if prefix:
@@ -357,6 +375,7 @@ def conform(args):
         say(f"{len(problems)} problem(s) with what this run was asked to do: "
             "no guest booted")
         return report(args, started, t0, [], input_checks, inputs=digests)
+    args.keep_from = started if args.keep and kept_boots.wanted() else None
     imgs = images(version, variants)
     inits = {a: guest.build(arch=a) for a in {kbuild.arch_of(v) for v in variants}}
     results = boot_all(plan, args, imgs, inits, src, meta)
@@ -374,6 +393,10 @@ def add_arguments(p):
     p.add_argument("--jobs", type=int, default=int(os.environ.get("CONFORM_JOBS") or 2),
                    help="guests booted side by side (default 2; 1 boots them one "
                         "after another)")
+    p.add_argument("--keep", action="store_true",
+                   help="take a boot kept from an earlier run with the same key instead "
+                        "of booting, and keep each boot that passes (kept_boots.py; "
+                        "FRESH=conform boots everything)")
     p.add_argument("--variants", default=os.environ.get("VARIANTS") or "test",
                    help="kernel variants to boot, e.g. test,debug")
 
