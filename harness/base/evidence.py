@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The recorded runs: evidence/ holds the reports of the runs too long for
 make check (make stress, make conform ARCH=i386, make mutants, make
-modules-check and the full make entropy), each with the digest of the inputs its verdicts
+modules-check, the full make entropy, make bench), each with the digest of the inputs its verdicts
 depend on.
 
 A run of hours cannot be repeated by every clean clone, and a machine's
@@ -85,6 +85,14 @@ RECORDS = {
                            "harness/judges/kconfig_space.py",
                            "harness/stages/kconfig_matrix.py"),
                 "mode": "full"},
+    # make bench (issue 39): timings and their ratios, side by side in one
+    # run.  It times the series and the Jitter RNG's core, the guest
+    # programs, the kernel fragments, the assessor and, in its workflow
+    # phase, the pipeline itself (make conform, kunit.py): all of them are
+    # its inputs.  Only a run with the workflow phase is kept.
+    "bench": {"build": "build/bench/bench.json", "make": "make bench",
+              "inputs": ("tangled", "conformance", "harness", "Makefile", "tools"),
+              "mode": "full"},
     "entropy": {"build": "build/entropy/summary.json", "make": "make entropy",
                 "inputs": ENTROPY, "dir": "entropy",
                 # Only the full run is kept: make check collects five sources.

@@ -46,3 +46,21 @@ def machine_lines(res):
         f"Python {t.get('python', '?')}",
     ]
 
+
+# make bench's workflow runs, in the order bench.md and the performance
+# appendix show them, and what each run's time went to.
+WORKFLOW_RUNS = ("conform_cold", "conform_warm", "conform_chunk", "kunit_cold", "kunit_warm",
+                 "check_cold", "check_warm")
+
+
+def workflow_parts(key, v):
+    """(label, seconds) of what a workflow run's time went to."""
+    if key.startswith("check"):
+        return sorted((v.get("steps_s") or {}).items(), key=lambda kv: -kv[1])[:4]
+    if key.startswith("conform"):
+        keys = (("import", "import_s"), ("build", "build_s"), ("boots", "boots_s"),
+                ("other", "other_s"), ("first boot's result at", "first_boot_s"))
+    else:
+        keys = (("configuring", "configuring_s"), ("building", "building_s"),
+                ("running", "running_s"))
+    return [(n, v[k]) for n, k in keys if v.get(k) is not None]

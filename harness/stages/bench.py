@@ -2,7 +2,8 @@
 """The verb bench (make bench): side-by-side timings in one run.  Not part of
 make check.
 
-  python3 -m harness bench [--reps N] [--cavs-reps N] [--no-workflow] [--cache DIR]
+  python3 -m harness bench [--reps N] [--cavs-reps N] [--no-workflow] [--no-check]
+           [--cache DIR]
            [--accel tcg|kvm] [--reads N] [--max BYTES] [--drbg N] [--out DIR]
 
 Writes build/bench/bench.json (for machines and the book's performance
@@ -10,12 +11,15 @@ appendix, stages/book/performance.py) and build/bench/bench.md (for people).  In
 
 1. workflow (host): a copy of this working tree in build/bench/repo runs
    `make conform` with an empty kernel cache (cold: import + build + boots),
-   again with nothing changed (warm), and again after a one-line change of
-   a comment in a code chunk of chapters/30-drbg-seeding.nw (reverted, and
-   the series rebuilt, afterwards); then the kernel tree's own
+   again with nothing changed (warm: its boots are kept ones, kept_boots.py),
+   and again after a one-line change of a comment in a code chunk of
+   chapters/30-drbg-seeding.nw (reverted, and the series rebuilt,
+   afterwards); then the kernel tree's own
    `tools/testing/kunit/kunit.py run --arch=x86_64` with the same config
    fragment as its .kunitconfig and a build directory outside the tree,
-   cold and warm.  Each once: a cold run cannot be repeated cheaply.
+   cold and warm; then (unless --no-check) `make check` in the copy, its
+   first run (cold: the debug kernel built, nothing kept) and again (warm).
+   Each once: a cold run cannot be repeated cheaply.
 2. builds: the test kernel by the normal path (`make kernel`), and the
    pristine 6.1 kernel from a `git worktree` of the tag 'pristine' in the
    bench's cache, with the same fragment (options the pristine tree does
@@ -42,7 +46,8 @@ import shutil
 import subprocess
 import time
 
-from ..base import config, files, guest, initramfs, kbuild, kcache, proc, qemu, records
+from ..base import (config, evidence, files, guest, initramfs, kbuild, kcache, proc, qemu,
+                    records)
 from ..judges import cavs_pack
 from ..judges import entropy_collect as ec
 from ..judges import entropy_data as ed
@@ -216,11 +221,26 @@ class Bench:
                        "rc": r["rc"], "load": r["load"], "command": " ".join(cmd), "cwd": src,
                        **st.parse_kunit_log(r["lines"])}
             say(f"workflow: {what}: {r['seconds']} s (exit {r['rc']})")
+        if not self.args.no_check:
+            self.check_runs(wf)
         cold = wf["conform_cold"]
         known = sum(cold.get(k) or 0 for k in ("import_s", "build_s", "boots_s"))
         cold["other_s"] = round(cold["seconds"] - known, 1)
         wf["targets"] = st.workflow_targets(wf)
         return wf
+
+    def check_runs(self, wf):
+        """make check in the copy, twice: "cold" is its first run there (no
+        build/ of its own: no kept verdicts, no kept boots; the test kernel
+        is in the bench's cache from the runs above, the debug kernel is
+        not), "warm" the same again with nothing changed."""
+        for key, what in (("check_cold", "make check, no build/, debug kernel not built"),
+                          ("check_warm", "make check again, nothing changed")):
+            say(f"workflow: {what}")
+            r = self.make("check", os.path.join(self.out, "logs", f"{key}.log"))
+            wf[key] = {"what": what, "seconds": r["seconds"], "cpu_s": r["cpu_s"],
+                       "rc": r["rc"], "load": r["load"], **st.parse_check_log(r["lines"])}
+            say(f"workflow: {what}: {r['seconds']} s (exit {r['rc']})")
 
     # -- 2. builds -----------------------------------------------------------
 
@@ -352,14 +372,19 @@ class Bench:
             a = files.read_json(os.path.join(sdir, "assessment.json"))
             if rc or not a:
                 raise SystemExit(f"bench: the assessor failed on {name}: {err.strip()[:200]}")
-            per_s = meta["seq"]["samples"] / meta["seq"]["cpu_s"]
-            out[name] = {"samples": meta["seq"]["samples"], "cpu_s": meta["seq"]["cpu_s"],
-                         "wall_s": meta["seq"]["wall_s"], "blocks": meta["seq"]["blocks"],
+            seq = meta["seq"]
+            per_s = seq["samples"] / seq["cpu_s"]
+            out[name] = {"samples": seq["samples"], "cpu_s": seq["cpu_s"],
+                         "wall_s": seq["wall_s"], "blocks": seq["blocks"],
+                         "blocks_per_cpu_s": seq["blocks"] / seq["cpu_s"],
+                         "samples_per_block": seq["samples"] / max(seq["blocks"], 1),
                          "samples_per_cpu_s": per_s, "h_i": a["assessed"],
                          "bits_per_cpu_s": per_s * a["assessed"], "load": loadavg()}
             say(f"entropy: {name}: H_I {a['assessed']:.3f} x {per_s:,.0f} samples/s = "
                 f"{per_s * a['assessed']:,.0f} bits per CPU second")
         out["ratio"] = out["ours-user"]["bits_per_cpu_s"] / out["pristine-user"]["bits_per_cpu_s"]
+        out["blocks_ratio"] = (out["ours-user"]["blocks_per_cpu_s"] /
+                               out["pristine-user"]["blocks_per_cpu_s"])
         return out
 
     # -- the whole run -------------------------------------------------------
@@ -369,7 +394,11 @@ class Bench:
         t0 = time.time()
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         os.makedirs(self.out, exist_ok=True)
+        # The digests of the inputs (base/evidence.py), before anything
+        # runs: make evidence keeps a full run made on this tree's.
         res = {"schema": 1, "started": started, "accel": a.accel,
+               "mode": "partial" if a.no_workflow else "full",
+               "inputs": evidence.digests(),
                "emulated": a.accel == "tcg",
                "host": {"nproc": os.cpu_count(), "cpu_model": proc.cpu_model(),
                         "machine": platform.machine(), "load_start": loadavg()},
@@ -391,7 +420,8 @@ class Bench:
         res["entropy_rate"] = self.entropy_rate()
         res["phases"]["entropy_s"] = round(time.time() - t, 1)
         res["targets"] = (res.get("workflow", {}).get("targets", []) +
-                          st.guest_targets(res["guest"]))
+                          st.guest_targets(res["guest"]) +
+                          st.entropy_targets(res["entropy_rate"]))
         res["host"]["load_end"] = loadavg()
         res["duration_s"] = round(time.time() - t0, 1)
         files.write_json(os.path.join(self.out, "bench.json"), res)
@@ -413,6 +443,9 @@ def register(sub):
     ap.add_argument("--no-workflow", action="store_true",
                     default=os.environ.get("BENCH_NO_WORKFLOW") == "1",
                     help="skip the host workflow phase (keeps the cache)")
+    ap.add_argument("--no-check", action="store_true",
+                    default=os.environ.get("BENCH_NO_CHECK") == "1",
+                    help="leave make check (cold and warm) out of the workflow phase")
     ap.add_argument("--cache", default=os.environ.get("BENCH_CACHE") or os.path.join(
         os.path.expanduser(os.environ.get("KCACHE") or "~/.cache/literate-drbg"), "bench"))
     ap.add_argument("--accel", default=os.environ.get("ACCEL") or "tcg",

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """build/bench/bench.md: make bench's results for people, section by section."""
 
-from ..base.fmt import fmt, load_pair, machine_lines, smm
+from ..base.fmt import WORKFLOW_RUNS, fmt, load_pair, machine_lines, smm, workflow_parts
 
 
 def targets_md(res):
     if not res.get("targets"):
         return []
-    out = ["## Targets (issue 9)", "", "| target | measured | met |", "|---|---|---|"]
+    out = ["## Targets (issues 9 and 39)", "", "| target | measured | met |", "|---|---|---|"]
     for t in res["targets"]:
         note = f" ({t['note']})" if t.get("note") else ""
         out.append(f"| {t['target']} | {t['measured']} {t['unit']}{note} | "
@@ -66,13 +66,9 @@ def cavs_md(c):
 
 
 def workflow_row(key, v):
-    if key.startswith("conform"):
-        keys = (("import", "import_s"), ("build", "build_s"), ("boots", "boots_s"),
-                ("other", "other_s"))
-    else:
-        keys = (("configuring", "configuring_s"), ("building", "building_s"),
-                ("running", "running_s"))
-    parts = [f"{n} {fmt(v.get(k), 0)} s" for n, k in keys if v.get(k) is not None]
+    parts = [f"{n} {fmt(s, 0)} s" for n, s in workflow_parts(key, v)]
+    if v.get("kept_boots"):
+        parts.append(f"{v['kept_boots']} boots kept")
     return (f"| {v['what']} | {fmt(v['seconds'], 1)} | {fmt(v.get('cpu_s'), 0)} "
             f"| {', '.join(parts) or '–'} | {load_pair(v.get('load'))} | {v['rc']} |")
 
@@ -81,9 +77,7 @@ def workflow_md(wf):
     out = ["## Workflow on the host (one run each)", "",
            "| run | seconds | CPU s | of which | load before, after | exit |",
            "|---|---|---|---|---|---|"]
-    out += [workflow_row(key, wf[key]) for key in
-            ("conform_cold", "conform_warm", "conform_chunk", "kunit_cold", "kunit_warm")
-            if wf.get(key)]
+    out += [workflow_row(key, wf[key]) for key in WORKFLOW_RUNS if wf.get(key)]
     cold = wf.get("conform_cold", {})
     if cold.get("import_s") is not None:
         out += ["", f"Making the kernel cache in the cold run: import "
@@ -95,13 +89,18 @@ def workflow_md(wf):
 def entropy_md(e):
     out = ["## Entropy rate (host, user space, the collectors of make entropy)", "",
            "| noise source | raw samples | CPU s | samples per CPU s | assessed H_I | "
-           "bits per CPU s |", "|---|---|---|---|---|---|"]
+           "bits per CPU s | blocks | samples per block | blocks per CPU s |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for name in ("ours-user", "pristine-user"):
         v = e[name]
         out.append(f"| {name} | {v['samples']} | {fmt(v['cpu_s'], 2)} | "
                    f"{fmt(v['samples_per_cpu_s'], 0)} | {fmt(v['h_i'], 4)} | "
-                   f"{fmt(v['bits_per_cpu_s'], 0)} |")
-    return out + ["", f"Ours / 6.1's: {fmt(e['ratio'], 2)}.", ""]
+                   f"{fmt(v['bits_per_cpu_s'], 0)} | {v.get('blocks', '–')} | "
+                   f"{fmt(v.get('samples_per_block'), 0)} | "
+                   f"{fmt(v.get('blocks_per_cpu_s'), 0)} |")
+    return out + ["", f"Ours / 6.1's: {fmt(e['ratio'], 2)} in assessed bits per CPU "
+                  f"second, {fmt(e.get('blocks_ratio'), 2)} in output blocks per CPU "
+                  "second.", ""]
 
 
 def markdown(res):

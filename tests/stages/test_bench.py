@@ -17,6 +17,7 @@ import shutil
 import tempfile
 import unittest
 
+from harness.base import evidence
 from harness.stages import bench
 from harness.stages import bench_stats as stats
 from harness.stages.bench_report import markdown
@@ -171,14 +172,72 @@ class WorkflowTest(unittest.TestCase):
         self.assertEqual(p["building_s"], 650.0)
         self.assertEqual(p["summary"], "Ran 40 tests: passed: 38, skipped: 2")
 
+    def test_conform_log_first_boot_and_kept_boots(self):
+        """The one-chunk target times the first boot's result; the warm
+        run counts the boots it took kept."""
+        lines = [(20.0, "conform: boot main: blocking API KUnit suites (timeout 900 s, tcg)"),
+                 (75.5, "conform: boot main: end after 55.1 s"),
+                 (90.0, "conform: boot drbg: kept from the run of 2026-12-07T04:00:00+00:00, "
+                        "same key (end after 30.0 s then; FRESH=conform boots it)"),
+                 (91.0, "conform: boot cavs: kept from the run of x, same key (end after "
+                        "1 s then; FRESH=conform boots it)")]
+        p = stats.parse_conform_log(lines)
+        self.assertEqual(p["first_boot_s"], 75.5)
+        self.assertEqual(p["kept_boots"], 2)
+        p = stats.parse_conform_log(lines[2:])
+        self.assertEqual(p["first_boot_s"], 90.0)
+        self.assertIsNone(stats.parse_conform_log(lines[:1])["first_boot_s"])
+
+    def test_check_log(self):
+        lines = [(5.0, "== check: tangle lint"),
+                 (700.0, "check: 701 s (lint 1.2 s, host-tests 159.0 s, conform 419.3 s, "
+                         "kconfig 0.0 s)"),
+                 (701.0, "2932 passed, 0 failed, 175 skipped")]
+        p = stats.parse_check_log(lines)
+        self.assertEqual(p["summary"], {"passed": 2932, "failed": 0, "skipped": 175})
+        self.assertEqual(p["steps_s"], {"lint": 1.2, "host-tests": 159.0, "conform": 419.3,
+                                        "kconfig": 0.0})
+        self.assertEqual(stats.parse_check_log([(1.0, "3 passed, 1 failed")])["summary"],
+                         {"passed": 3, "failed": 1, "skipped": 0})
+
+    def test_issue_39_targets(self):
+        wf = {"conform_warm": {"seconds": 18.0, "kept_boots": 17},
+              "kunit_warm": {"seconds": 18.2},
+              "conform_chunk": {"seconds": 200.0, "first_boot_s": 31.0},
+              "check_cold": {"seconds": 1199.0, "rc": 0},
+              "check_warm": {"seconds": 481.0, "rc": 0}}
+        t = {x["id"]: x for x in stats.workflow_targets(wf)}
+        self.assertEqual(t["workflow.warm"]["measured"], 0.99)
+        self.assertTrue(t["workflow.warm"]["met"])
+        self.assertEqual(t["workflow.warm"]["kept_boots"], 17)
+        self.assertEqual((t["workflow.chunk"]["measured"], t["workflow.chunk"]["met"]),
+                         (31.0, False))
+        self.assertTrue(t["workflow.check.cold"]["met"])
+        self.assertFalse(t["workflow.check.warm"]["met"])
+        # A make check that failed meets no time target.
+        wf["check_cold"]["rc"] = 1
+        wf["conform_warm"]["seconds"] = 18.3
+        wf["conform_chunk"]["first_boot_s"] = None
+        t = {x["id"]: x for x in stats.workflow_targets(wf)}
+        self.assertFalse(t["workflow.check.cold"]["met"])
+        self.assertFalse(t["workflow.warm"]["met"])
+        self.assertFalse(t["workflow.chunk"]["met"])
+
+    def test_user_space_output_target(self):
+        e = {"ours-user": {"samples_per_block": 1806.0},
+             "pristine-user": {"samples_per_block": 258.3}, "blocks_ratio": 0.62}
+        (t,) = stats.entropy_targets(e)
+        self.assertEqual((t["id"], t["measured"], t["met"]), ("jitter.user_output", 0.62,
+                                                              False))
+        self.assertIn("1806 against 258 raw samples per block", t["unit"])
+        self.assertTrue(stats.entropy_targets(dict(e, blocks_ratio=1.0))[0]["met"])
+        self.assertEqual(stats.entropy_targets({"ratio": 1.0}), [])
+
     def test_targets_met_or_not(self):
-        wf = {"conform_cold": {"seconds": 1300.0}, "kunit_cold": {"seconds": 1000.0},
-              "conform_warm": {"seconds": 29.9}, "conform_chunk": {"seconds": 125.0}}
+        wf = {"conform_cold": {"seconds": 1300.0}, "kunit_cold": {"seconds": 1000.0}}
         t = {x["id"]: x for x in stats.workflow_targets(wf)}
         self.assertEqual(t["workflow.cold"]["measured"], 1.3)
         self.assertFalse(t["workflow.cold"]["met"])
-        self.assertTrue(t["workflow.warm"]["met"])
-        self.assertFalse(t["workflow.chunk"]["met"])
         self.assertNotIn("cpu_ratio", t["workflow.cold"])
         wf["conform_cold"]["seconds"] = 1200.0
         self.assertTrue(stats.workflow_targets(wf)[0]["met"])
@@ -257,9 +316,16 @@ class MarkdownAndAppendixTest(unittest.TestCase):
             "pristine-user": {"samples": 1000000, "cpu_s": 4.65, "samples_per_cpu_s": 215053.8,
                               "h_i": 5.58490, "bits_per_cpu_s": 1201064.9},
             "ratio": 5.7376}
+        res["entropy_rate"]["ours-user"].update(blocks=2879, samples_per_block=1806.2,
+                                                blocks_per_cpu_s=347.2)
+        res["entropy_rate"]["pristine-user"].update(blocks=3871, samples_per_block=258.3,
+                                                    blocks_per_cpu_s=561.8)
+        res["entropy_rate"]["blocks_ratio"] = 0.618
         md = markdown(res)
-        self.assertIn("| ours-user | 1000000 | 0.77 | 1,298,701 | 5.3062 | 6,891,221 |", md)
-        self.assertIn("Ours / 6.1's: 5.74.", md)
+        self.assertIn("| ours-user | 1000000 | 0.77 | 1,298,701 | 5.3062 | 6,891,221 | 2879 "
+                      "| 1,806 | 347 |", md)
+        self.assertIn("Ours / 6.1's: 5.74 in assessed bits per CPU second, 0.62 in output "
+                      "blocks per CPU second.", md)
         top = tempfile.mkdtemp(prefix="bench-book-")
         self.addCleanup(shutil.rmtree, top)
         ctx = {"top": top, "outdir": os.path.join(top, "out"), "report": None,
@@ -269,8 +335,10 @@ class MarkdownAndAppendixTest(unittest.TestCase):
             json.dump(res, f)
         md, _ = performance.render(ctx)
         self.assertIn("{- #perf-entropy-rate}", md)
-        self.assertIn("| `pristine-user` | 1,000,000 | 4.65 | 215,054 | 5.5849 | 1,201,065 |", md)
-        self.assertIn("Ours / 6.1's: 5.74.", md)
+        self.assertIn("| `pristine-user` | 1,000,000 | 4.65 | 215,054 | 5.5849 | 1,201,065 "
+                      "| 3871 | 258 | 562 |", md)
+        self.assertIn("Ours / 6.1's: 5.74 in assessed bits per CPU second, 0.62 in output "
+                      "blocks per CPU second.", md)
 
     def test_appendix_placeholder_and_from_data(self):
         top = tempfile.mkdtemp(prefix="bench-book-")
@@ -303,6 +371,48 @@ class MarkdownAndAppendixTest(unittest.TestCase):
                 self.assertTrue(os.path.getsize(os.path.join(top, "out/figures", png)))
         finally:
             shutil.rmtree(top)
+
+
+class RecordTest(unittest.TestCase):
+    """make evidence keeps a full bench run; the appendix, from a clean
+    clone, draws the kept one and says whether its inputs changed since."""
+
+    def setUp(self):
+        self.top = tempfile.mkdtemp(prefix="bench-record-")
+        self.addCleanup(shutil.rmtree, self.top)
+        os.makedirs(os.path.join(self.top, "harness"))
+        self.write("harness/x.py", "x = 1\n")
+        self.res = MarkdownAndAppendixTest.result(None)
+        self.res["mode"] = "full"
+        self.res["inputs"] = evidence.digests(self.top)
+        self.write("build/bench/bench.json", json.dumps(self.res))
+        self.ctx = {"top": self.top, "outdir": os.path.join(self.top, "out"), "report": None,
+                    "esc": bookmd.esc, "code": bookmd.code}
+
+    def write(self, rel, text):
+        path = os.path.join(self.top, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+    def test_kept_and_drawn_from_evidence(self):
+        entry = evidence.record("bench", self.top)
+        self.assertEqual(entry["file"], "evidence/bench.json")
+        shutil.rmtree(os.path.join(self.top, "build"))
+        md, _ = performance.render(self.ctx)
+        self.assertIn("The recorded run `evidence/bench.json`", md)
+        self.assertIn("made on this tree's inputs", md)
+        self.assertNotIn("No bench run yet", md)
+        self.write("harness/x.py", "x = 2\n")
+        md, _ = performance.render(self.ctx)
+        self.assertIn("**not made on this tree's inputs**", md)
+
+    def test_a_run_without_the_workflow_is_not_kept(self):
+        self.res["mode"] = "partial"
+        self.write("build/bench/bench.json", json.dumps(self.res))
+        with self.assertRaises(SystemExit):
+            evidence.record("bench", self.top)
+        self.assertFalse(os.path.exists(os.path.join(self.top, "evidence/bench.json")))
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@
 
 render.py calls render(ctx) (see worked_example.py for ctx) and puts the
 Markdown it returns after the figures.  The data is build/bench/bench.json,
-written by `make bench` (stages/bench.py, not part of `make check`);
-without it the appendix says that no bench run exists yet.  Nothing is
+written by `make bench` (stages/bench.py, not part of `make check`), or
+the run `make evidence` kept (evidence/bench.json), with a line saying
+which and whether its inputs have changed since (base/evidence.py);
+without either the appendix says that no bench run exists yet.  Nothing is
 drawn from made-up numbers, and no measuring code is imported here.
 
 Pictures go to figures/perf-*.png in the book's output directory (after
@@ -15,8 +17,9 @@ a TCG run are marked "emulated timer, not evidence", as in figures.py.
 import os
 import textwrap
 
-from ...base import files
-from ...base.fmt import fmt, load_pair, machine_lines, smm
+from ...base import evidence
+from ...base.fmt import WORKFLOW_RUNS, fmt, load_pair, machine_lines, smm, workflow_parts
+from .hardening import provenance_md
 
 TCG_LABEL = "emulated timer, not evidence"
 
@@ -203,19 +206,16 @@ def cavs_md(c, esc, figdir, run_note, tcg, notes):
 
 def workflow_rows(wf, esc):
     rows = []
-    for key in ("conform_cold", "conform_warm", "conform_chunk", "kunit_cold",
-                "kunit_warm"):
+    for key in WORKFLOW_RUNS:
         v = wf.get(key)
         if not v:
             continue
-        keys = ((("import", "import_s"), ("build", "build_s"), ("boots", "boots_s"),
-                 ("other", "other_s")) if key.startswith("conform") else
-                (("configuring", "configuring_s"), ("building", "building_s"),
-                 ("running", "running_s")))
-        parts = ", ".join(f"{n} {fmt(v.get(k), 0)} s" for n, k in keys
-                          if v.get(k) is not None)
+        parts = [f"{n} {fmt(s, 0)} s" for n, s in workflow_parts(key, v)]
+        if v.get("kept_boots"):
+            parts.append(f"{v['kept_boots']} boots kept")
         rows.append([esc(v["what"]), fmt(v["seconds"], 1), fmt(v.get("cpu_s"), 0),
-                     esc(parts) or "–", esc(load_pair(v.get("load"))), str(v["rc"])])
+                     esc(", ".join(parts)) or "–", esc(load_pair(v.get("load"))),
+                     str(v["rc"])])
     return rows
 
 
@@ -233,7 +233,13 @@ def workflow_md(wf, esc):
                    "load before, after", "exit status"], workflow_rows(wf, esc))
     warm = wf.get("conform_warm") or {}
     n = (warm.get("summary") or {}).get("boots")
-    if n and warm.get("boots_s") is not None:
+    if warm.get("kept_boots"):
+        out += [f"The warm `make conform` booted nothing: its {warm['kept_boots']} "
+                "boots were kept from the cold run, whose image, initramfs, command "
+                "line and QEMU they share (each boot's logs judged again; "
+                "`FRESH=conform` boots them).  The one-chunk change rebuilds the "
+                "image, so every boot of that run is booted again.", ""]
+    elif n and warm.get("boots_s") is not None:
         out += [f"The two tools do not run the same tests: a `make conform` "
                 f"run boots the guest {n} times (its KUnit suites, guest checks, "
                 f"CAVS records and fault injections; {fmt(warm['boots_s'], 0)} s "
@@ -249,27 +255,34 @@ def entropy_rate_md(e, esc):
         v = e.get(name) or {}
         rows.append([f"`{name}`", f"{v.get('samples', 0):,}", fmt(v.get("cpu_s"), 2),
                      fmt(v.get("samples_per_cpu_s"), 0), fmt(v.get("h_i"), 4),
-                     fmt(v.get("bits_per_cpu_s"), 0)])
+                     fmt(v.get("bits_per_cpu_s"), 0), str(v.get("blocks", "–")),
+                     fmt(v.get("samples_per_block"), 0), fmt(v.get("blocks_per_cpu_s"), 0)])
     return (["## Entropy rate {- #perf-entropy-rate}", "",
              "The collectors of [the entropy evidence](#jitter-entropy) in user space, "
              "one after the other in this run: assessed min-entropy per second of "
-             "CPU time, *H*~I~ times the raw samples made per CPU second.", ""] +
+             "CPU time, *H*~I~ times the raw samples made per CPU second; and the "
+             "output, 256-bit blocks per CPU second, with the raw samples each "
+             "block took.", ""] +
             _table(["noise source", "raw samples", "CPU s", "samples per CPU s",
-                    "assessed *H*~I~", "bits per CPU s"], rows) +
-            [f"Ours / 6.1's: {fmt(e.get('ratio'), 2)}.", ""])
+                    "assessed *H*~I~", "bits per CPU s", "blocks", "samples per block",
+                    "blocks per CPU s"], rows) +
+            [f"Ours / 6.1's: {fmt(e.get('ratio'), 2)} in assessed bits per CPU second, "
+             f"{fmt(e.get('blocks_ratio'), 2)} in output blocks per CPU second.", ""])
 
 
 def render(ctx):
     esc, code = ctx["esc"], ctx["code"]
     top, outdir = ctx["top"], ctx["outdir"]
     out = ["# Performance {- #performance}", "", INTRO, ""]
-    res = files.read_json(os.path.join(top, "build/bench/bench.json"))
+    res, prov = evidence.load("bench", top)
     if res is None:
         out += ["::: placeholder",
-                "**No bench run yet.** There is no `build/bench/bench.json`: "
-                "`make bench` writes it (and `build/bench/bench.md`), and this "
+                "**No bench run yet.** There is no `build/bench/bench.json` and no "
+                "recorded one in `evidence/`: `make bench` writes it (and "
+                "`build/bench/bench.md`), `make evidence` keeps it, and this "
                 "appendix is drawn from it when the book is built.", ":::", ""]
         return "\n".join(out) + "\n", []
+    out += provenance_md("bench", prov, esc, code)
     notes = []
     tcg = res.get("accel") == "tcg"
     run_note = run_note_of(res)
