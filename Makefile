@@ -45,19 +45,21 @@ export FRESH
 # make mutants: MUTANTS=drbg,random,jitter (parts), MUTANT_IDS=id,... (a subset),
 # MUTANTS_VARIANT=debug|modules (a stronger kernel for the test kernel's survivors),
 # MUTANTS_MINUTES=N (stop judging after N minutes), MUTANTS_RESUME=1 (judge
-# only what the record has not judged: a part run over several sittings)
+# only what the record has not judged: a part run over several sittings),
+# MUTANTS_FIRST=N (the first N mutants of each part), SHARD=i/N (one shard)
 MUTANTS ?=
 MUTANT_IDS ?=
 MUTANTS_VARIANT ?=
 MUTANTS_MINUTES ?=
 MUTANTS_RESUME ?=
-export MUTANTS MUTANT_IDS MUTANTS_VARIANT MUTANTS_MINUTES MUTANTS_RESUME
+MUTANTS_FIRST ?=
+export MUTANTS MUTANT_IDS MUTANTS_VARIANT MUTANTS_MINUTES MUTANTS_RESUME MUTANTS_FIRST
 
 .PHONY: help deps deps-book lint tangle drift checkpatch checkers kernel conform \
 	host-tests check book book-check bench clean cache-clean prodconfig prodcheck \
 	kernel-debug conform-debug teeth mutants mutants-harness mutants-harness-gen bisect modules-check i386check \
 	examples assess entropy-kat entropy acvp-registration acvp stress evidence pud \
-	kconfig-matrix
+	kconfig-matrix mutants-shards mutants-merge stress-shards shards-demo
 
 help:
 	@echo "make conform     tangle, build the kernel, boot it, write build/conformance/report.*"
@@ -161,6 +163,37 @@ stress: kernel-debug
 # MUTANT_IDS=id,... a subset; results in build/mutants/series.{json,md}.
 mutants: kernel
 	@$(H) mutants
+
+# make mutants and make stress in SHARDS shards (default 2), dispatched by
+# GNU parallel on this machine or over ssh (SHARD_SSH=host1,host2), then
+# merged into build/mutants/series.json and build/stress/report.json:
+# tools/shards.sh says how, and how a CI matrix does the same.
+# make mutants SHARD=i/N runs one shard; make mutants-merge joins the
+# shard files (python3 -m harness stress-merge, for make stress).
+SHARDS ?= 2
+SHARD ?=
+export SHARD
+stress-shards: deps
+	@tools/deps.sh shards
+	@tools/shards.sh $(SHARDS) stress $(if $(STRESS_ARGS),STRESS_ARGS="$(STRESS_ARGS)")
+
+mutants-shards: deps
+	@tools/deps.sh shards
+	@tools/shards.sh $(SHARDS) mutants $(if $(MUTANTS),MUTANTS=$(MUTANTS)) \
+		$(if $(MUTANT_IDS),MUTANT_IDS=$(MUTANT_IDS)) \
+		$(if $(MUTANTS_FIRST),MUTANTS_FIRST=$(MUTANTS_FIRST)) \
+		$(if $(MUTANTS_VARIANT),MUTANTS_VARIANT=$(MUTANTS_VARIANT))
+
+mutants-merge:
+	@$(H) mutants-merge
+
+# The same make mutants run (SHARDS_DEMO, default MUTANTS=drbg
+# MUTANTS_FIRST=6) on one machine and in two shards here, the merge
+# compared verdict by verdict: build/mutants/compare.json, which make
+# evidence keeps (tools/shards-demo.sh).
+shards-demo: deps
+	@tools/deps.sh shards
+	@tools/shards-demo.sh
 
 # The reports of make stress, make conform ARCH=i386 and make mutants kept
 # in evidence/ (committed), each only if made on this tree's inputs

@@ -13,14 +13,15 @@ import sys
 from .base import qemu
 from .stages import (acvp, assess, bench, bisect_series, check, checkers, checkpatch, conform,
                      entropy, evidence, examples, gen_vectors, host_tests, kconfig_matrix,
-                     kernel, kmutants_run, mutants, prodconfig, pud, series, stress, tangle,
-                     teeth)
+                     kernel, kmutants_run, kmutants_shard, mutants, prodconfig, pud, series,
+                     stress, stress_shard, tangle, teeth)
 from .stages.book import check as book_check
 from .stages.book import output as book
 
 STAGES = (tangle, series, kernel, conform, check, checkpatch, checkers, prodconfig,
           kconfig_matrix, host_tests, examples, book, book_check, assess, entropy, bench, bisect_series, teeth,
-          gen_vectors, mutants, kmutants_run, acvp, stress, evidence, pud)
+          gen_vectors, mutants, kmutants_run, kmutants_shard, acvp, stress, stress_shard,
+          evidence, pud)
 
 
 def parser():

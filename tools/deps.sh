@@ -3,7 +3,7 @@
 #
 # Install what the pipeline needs from Debian, and only what is missing.
 #
-#   tools/deps.sh [build|book|all]
+#   tools/deps.sh [build|book|shards|all]
 #
 # build: tangling, the kernel build, QEMU, the host-side tests and the
 #        static checkers (sparse, coccinelle: make checkers; ocaml because
@@ -26,6 +26,8 @@ build_pkgs=(
 	noweb qemu-system-x86 qemu-system-data qemu-user gcc-multilib
 	sparse coccinelle ocaml libkcapi-dev
 )
+# shards: GNU parallel, which dispatches make mutants' shards (tools/shards.sh).
+shard_pkgs=(parallel)
 book_pkgs=(
 	pandoc texlive-latex-recommended texlive-latex-extra
 	texlive-fonts-recommended lmodern chromium python3-matplotlib
@@ -35,8 +37,9 @@ book_pkgs=(
 case "$group" in
 build) want=("${build_pkgs[@]}") ;;
 book) want=("${book_pkgs[@]}") ;;
+shards) want=("${shard_pkgs[@]}") ;;
 all) want=("${build_pkgs[@]}" "${book_pkgs[@]}") ;;
-*) echo "deps: unknown group '$group' (build, book, all)" >&2; exit 2 ;;
+*) echo "deps: unknown group '$group' (build, book, shards, all)" >&2; exit 2 ;;
 esac
 
 installed() {
@@ -49,7 +52,7 @@ for p in "${want[@]}"; do
 done
 
 pinned=()
-if [ "$group" != book ]; then
+if [ "$group" = build ] || [ "$group" = all ]; then
 	have=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
 	if [ "$have" != "$pin" ]; then
 		pinned=("$pkg=$pin" "linux-config-6.1=$pin")

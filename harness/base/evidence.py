@@ -57,6 +57,11 @@ ENTROPY = ("tangled/patches", "tangled/jitterentropy.c", "tangled/jitterentropy.
            "harness/judges/entropy_recording.py",
            "harness/stages/entropy.py", "harness/stages/entropy_uml.py",
            "harness/stages/assess.py", "harness/stages/plan.py", "harness/base/uml.py")
+# make mutants: its driver, the judges of a mutant and their host tests.
+MUTANTS = COMMON + ("harness/stages/kmutants.py", "harness/stages/kmutants_schema.py",
+                    "harness/stages/kmutants_run.py", "harness/stages/kmutants_host.py",
+                    "harness/stages/kmutants_boot.py", "harness/stages/kmutants_compile.py",
+                    "harness/stages/kmutants_shard.py") + HOST_JUDGE
 RECORDS = {
     "stress": {"build": "build/stress/report.json", "make": "make stress",
                "inputs": COMMON + ("harness/stages/stress.py",)},
@@ -64,11 +69,11 @@ RECORDS = {
              "make": "make conform ARCH=i386",
              "inputs": COMMON + ("harness/stages/conform.py",)},
     "mutants": {"build": "build/mutants/series.json", "make": "make mutants",
-                "inputs": COMMON + ("harness/stages/kmutants.py",
-                                    "harness/stages/kmutants_schema.py",
-                                    "harness/stages/kmutants_run.py",
-                                    "harness/stages/kmutants_host.py")
-                + HOST_JUDGE},
+                "inputs": MUTANTS},
+    # make shards-demo: make mutants on a few mutants on one machine and in
+    # two shards (tools/shards.sh), the merge compared verdict by verdict.
+    "shards": {"build": "build/mutants/compare.json", "make": "make shards-demo",
+               "inputs": MUTANTS + ("tools/shards.sh", "tools/shards-demo.sh")},
     # make mutants-harness-gen: the generated mutants of the harness's
     # verdict code, judged by the host suite; what kills them is the
     # harness and its tests, so any edit of either makes it stale.

@@ -15,6 +15,7 @@ from unittest import mock
 
 from harness.base.checks import Check
 from harness.stages import kmutants_report as report
+from harness.stages import kmutants_boot as kboot
 from harness.stages import kmutants_run as runner
 
 
@@ -45,7 +46,7 @@ class FakeBoots:
 def booter(fake):
     b = runner.Booter("drbg", types.SimpleNamespace(accel="tcg", variant="test"), "/src",
                       "img", "init", {})
-    return b, mock.patch.object(runner.conform, "run_boot", fake)
+    return b, mock.patch.object(kboot.conform, "run_boot", fake)
 
 
 class BooterTest(unittest.TestCase):
@@ -64,13 +65,13 @@ class BooterTest(unittest.TestCase):
         with patch:
             v = b.judge(mutant(4))
         self.assertEqual(v["status"], "survived")
-        self.assertEqual([s[0] for s in fake.seen], runner.BOOTS["drbg"])
+        self.assertEqual([s[0] for s in fake.seen], kboot.BOOTS["drbg"])
 
     def test_judge_crash_is_a_failed_check(self):
         def crash(spec, *a):
             raise IndexError("list index out of range")
         b, _ = booter(FakeBoots())
-        with mock.patch.object(runner.conform, "run_boot", crash):
+        with mock.patch.object(kboot.conform, "run_boot", crash):
             v = b.judge(mutant(6))
         self.assertEqual((v["status"], v["boot"]), ("killed", "drbg"))
         self.assertIn("harness-error.drbg: IndexError", v["failed"][0])
@@ -87,7 +88,7 @@ class BooterTest(unittest.TestCase):
         b, patch = booter(FakeBoots())
         with patch:
             b.baseline()
-        self.assertEqual(set(b.timeouts), set(runner.BOOTS["drbg"]))
+        self.assertEqual(set(b.timeouts), set(kboot.BOOTS["drbg"]))
         self.assertTrue(all(t >= 30 for t in b.timeouts.values()))
         b, patch = booter(FakeBoots(fails={0: ("fips-drbg",)}))
         with patch, self.assertRaises(SystemExit) as e:
@@ -95,7 +96,7 @@ class BooterTest(unittest.TestCase):
         self.assertIn("fips-drbg fails without a mutant", str(e.exception))
 
     def test_spec_carries_the_selector(self):
-        s = runner.spec_of("drbg", 17, timeout=99)
+        s = kboot.spec_of("drbg", 17, timeout=99)
         self.assertTrue(s["append"].endswith(" mutant=17"))
         self.assertEqual(s["timeout"], 99)
         self.assertIn("kunit.filter_glob=drbg*", s["append"])
@@ -109,7 +110,7 @@ class HostJudgeTest(unittest.TestCase):
     CORE, GLUE = "crypto/jitterentropy.c", "crypto/jitterentropy-kcapi.c"
 
     def setUp(self):
-        replay = mock.patch.object(runner, "replay_checks", return_value=[])
+        replay = mock.patch.object(kboot, "replay_checks", return_value=[])
         replay.start()
         self.addCleanup(replay.stop)
 
@@ -121,12 +122,12 @@ class HostJudgeTest(unittest.TestCase):
             return verdicts.get(m and m["n"], ("passed", [], 1.0))
         b = runner.Booter("jitter", types.SimpleNamespace(accel="tcg", variant=variant),
                           "/src", "img", "init", {})
-        return b, calls, mock.patch.object(runner.host, "judge", judge)
+        return b, calls, mock.patch.object(kboot.host, "judge", judge)
 
     def test_host_kill_spares_the_boots(self):
         b, calls, patch = self.booter({7: ("killed", ["host.test_jitter.T.t"], 9.0)})
         fake = FakeBoots()
-        with patch, mock.patch.object(runner.conform, "run_boot", fake):
+        with patch, mock.patch.object(kboot.conform, "run_boot", fake):
             v = b.judge(mutant(7, self.CORE))
         self.assertEqual((v["status"], v["boot"], v["failed"]),
                          ("killed", "host-core", ["host.test_jitter.T.t"]))
@@ -136,27 +137,27 @@ class HostJudgeTest(unittest.TestCase):
     def test_host_survivor_meets_every_boot_after_it(self):
         b, calls, patch = self.booter({})
         fake = FakeBoots()
-        with patch, mock.patch.object(runner.conform, "run_boot", fake):
+        with patch, mock.patch.object(kboot.conform, "run_boot", fake):
             v = b.judge(mutant(8, self.CORE))
         self.assertEqual(v["status"], "survived")
         self.assertEqual([x["boot"] for x in v["boots"]],
-                         ["host-core"] + runner.BOOTS["jitter"])
+                         ["host-core"] + kboot.BOOTS["jitter"])
         self.assertEqual(runner.judges_of("jitter", "test"),
-                         ["host-core"] + runner.BOOTS["jitter"])
+                         ["host-core"] + kboot.BOOTS["jitter"])
 
     def test_glue_and_stronger_kernels_have_no_host_judge(self):
         for path, variant in ((self.GLUE, "test"), (self.CORE, "debug")):
             b, calls, patch = self.booter({}, variant)
-            with patch, mock.patch.object(runner.conform, "run_boot", FakeBoots()):
+            with patch, mock.patch.object(kboot.conform, "run_boot", FakeBoots()):
                 b.judge(mutant(9, path))
             self.assertEqual(calls, [], (path, variant))
-        self.assertEqual(runner.judges_of("jitter", "debug"), runner.DEBUG_BOOTS["jitter"])
+        self.assertEqual(runner.judges_of("jitter", "debug"), kboot.DEBUG_BOOTS["jitter"])
 
     def test_baseline_runs_the_host_judge_on_the_series(self):
         b, calls, patch = self.booter({})
-        with patch, mock.patch.object(runner.conform, "run_boot", FakeBoots()):
+        with patch, mock.patch.object(kboot.conform, "run_boot", FakeBoots()):
             b.baseline()
-        self.assertEqual(calls[0], (self.CORE, None, runner.HOST_TIMEOUT))
+        self.assertEqual(calls[0], (self.CORE, None, kboot.HOST_TIMEOUT))
         self.assertEqual(b.timeouts["host-core"], 32)
         b, _, patch = self.booter({None: ("killed", ["host.test_jitter.T.t"], 1.0)})
         with patch, self.assertRaises(SystemExit) as e:
@@ -186,7 +187,7 @@ class ReplayTest(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
             f.write('{"type": "env"}\n')
             f.flush()
-            checks = runner.replay_checks({"results_log": f.name})
+            checks = kboot.replay_checks({"results_log": f.name})
         self.assertEqual([(c.id, c.status) for c in checks],
                          [("jitter.replay.guest", "fail")])
         self.assertIn("0 jitter-record lines", checks[0].reason)
@@ -203,13 +204,13 @@ class ReplayTest(unittest.TestCase):
 
         def boot(spec, *a):
             return {"outcome": "end", "results_log": os.devnull}, []
-        with mock.patch.object(runner.conform, "run_boot", boot), \
-                mock.patch.object(runner.figures, "guest_replay", replay):
+        with mock.patch.object(kboot.conform, "run_boot", boot), \
+                mock.patch.object(kboot.figures, "guest_replay", replay):
             self.assertEqual(b.boot("jitter", 4)[0], "passed")
             self.assertEqual(seen, [])
             status, failed, _ = b.boot("main", 4)
         self.assertEqual((status, failed), ("killed", ["jitter.replay.guest"]))
-        self.assertIn("main", runner.BOOTS["jitter"])
+        self.assertIn("main", kboot.BOOTS["jitter"])
 
 
 class OwnBootTest(unittest.TestCase):
@@ -221,16 +222,16 @@ class OwnBootTest(unittest.TestCase):
         b = runner.Booter("jitter", types.SimpleNamespace(accel="tcg", variant="test"),
                           "/src", "img", "init", {})
         fake = FakeBoots(silent=(5,))
-        with mock.patch.object(runner.conform, "run_boot", fake):
+        with mock.patch.object(kboot.conform, "run_boot", fake):
             self.assertEqual(b.boot("jitter-raw", 4)[0], "passed")
             status, failed, _ = b.boot("jitter-raw", 5)
         self.assertEqual((status, failed),
                          ("killed", ["boot.jitter-raw.missing.guest.entropy.raw"]))
-        spec = runner.spec_of("jitter-raw", 5)
+        spec = kboot.spec_of("jitter-raw", 5)
         self.assertEqual(spec["mode"], "entropy")
         self.assertIn("conform.entropy_samples=2000", spec["append"])
         self.assertTrue(spec["append"].endswith(" mutant=5"))
-        self.assertNotIn("jitter-raw", [p["name"] for p in runner.PLAN])
+        self.assertNotIn("jitter-raw", [p["name"] for p in kboot.PLAN])
 
 
 class FakeCompiler:
@@ -298,7 +299,7 @@ class ModulesVariantTest(unittest.TestCase):
         self.assertEqual(runner.boots_of("drbg", "modules"), ["modules"])
         self.assertEqual(runner.boots_of("jitter", "modules"), ["modules"])
         self.assertEqual(runner.boots_of("drbg", "debug"), ["debug-drbg"])
-        self.assertEqual(runner.boots_of("drbg", "test"), runner.BOOTS["drbg"])
+        self.assertEqual(runner.boots_of("drbg", "test"), kboot.BOOTS["drbg"])
         self.assertFalse(runner.schema_holds("modules"))
         self.assertTrue(runner.schema_holds("test") and runner.schema_holds("debug"))
 
@@ -349,7 +350,7 @@ class ModulesVariantTest(unittest.TestCase):
                 mock.patch.object(runner, "Compiler", Comp), \
                 mock.patch.object(runner, "fit_schema", side_effect=AssertionError), \
                 mock.patch.object(runner, "restore"), \
-                mock.patch.object(runner.conform, "run_boot", fake):
+                mock.patch.object(kboot.conform, "run_boot", fake):
             results, timeouts = runner.judge_part("drbg", args, texts,
                                                   [mutant(1), mutant(2), mutant(3)])
         got = {r["n"]: (r["status"], r["build"]) for r in results}
@@ -392,7 +393,7 @@ class ModulesVariantTest(unittest.TestCase):
                 mock.patch.object(runner, "build_dir", return_value="/b"), \
                 mock.patch.object(runner, "Compiler", Comp), \
                 mock.patch.object(runner, "restore", lambda *a: restored.append(a)), \
-                mock.patch.object(runner.conform, "run_boot", side_effect=AssertionError):
+                mock.patch.object(kboot.conform, "run_boot", side_effect=AssertionError):
             with self.assertRaises(SystemExit) as e:
                 runner.judge_part("drbg", args, texts, [mutant(1)])
         self.assertIn("do not compile with the prelude of a build of its own", str(e.exception))

@@ -22,7 +22,7 @@ not noted: make check must not fail because a long run is out of date.
 import collections
 
 from ...base import evidence
-from . import hmutation, mutation, stress
+from . import hmutation, mutation, shards, stress
 from .md import small_table, when
 
 MAIN = "build/conformance/report.json"
@@ -184,4 +184,7 @@ def render(ctx):
     rep, prov = evidence.load("hmutants", top)
     out += _with(hmutation.section(rep, esc, code, notes),
                  provenance_md("hmutants", prov, esc, code))
+    rep, prov = evidence.load("shards", top)
+    out += _with(shards.section(rep, esc, code, notes),
+                 provenance_md("shards", prov, esc, code))
     return "\n".join(out) + "\n", notes
