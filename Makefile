@@ -38,8 +38,10 @@ export VECTORS
 # make check takes verdicts that are kept with the digest of their inputs
 # when the digest is this tree's: the entropy record (evidence/entropy), and
 # the last passing run of the Kconfig builds, the assessor, the harness's
-# mutants and ACVP (build/check/).  FRESH=entropy,acvp,kconfig,entropy-kat,
-# mutants (any of them) or FRESH=all runs them again.
+# mutants and ACVP (build/check/), and each boot that passed with the same
+# image, initramfs and command line (build/conformance/kept/, make conform
+# too).  FRESH=entropy,acvp,kconfig,entropy-kat,mutants,conform (any of
+# them) or FRESH=all runs them again.
 FRESH ?=
 export FRESH
 # make mutants: MUTANTS=drbg,random,jitter (parts), MUTANT_IDS=id,... (a subset),
