@@ -175,13 +175,9 @@ class Bench:
         if os.path.exists(self.cache):
             say(f"workflow: emptying the bench's kernel cache {self.cache}")
             shutil.rmtree(self.cache)
-        for key, what in (("conform_cold", "make conform, empty kernel cache"),
-                          ("conform_warm", "make conform again, nothing changed")):
-            say(f"workflow: {what}")
-            r = self.make("conform", os.path.join(self.out, "logs", f"{key}.log"))
-            wf[key] = {"what": what, "seconds": r["seconds"], "cpu_s": r["cpu_s"],
-                       "rc": r["rc"], "load": r["load"], **st.parse_conform_log(r["lines"])}
-            say(f"workflow: {what}: {r['seconds']} s (exit {r['rc']})")
+        self.timed_runs(wf, "conform", st.parse_conform_log, (
+            ("conform_cold", "make conform, empty kernel cache"),
+            ("conform_warm", "make conform again, nothing changed")))
         chapter = os.path.join(self.repo, DRBG_CHAPTER)
         original, line = one_chunk_edit(chapter)
         what = f"make conform after changing one comment line ({DRBG_CHAPTER}:{line})"
@@ -234,12 +230,18 @@ class Bench:
         build/ of its own: no kept verdicts, no kept boots; the test kernel
         is in the bench's cache from the runs above, the debug kernel is
         not), "warm" the same again with nothing changed."""
-        for key, what in (("check_cold", "make check, no build/, debug kernel not built"),
-                          ("check_warm", "make check again, nothing changed")):
+        self.timed_runs(wf, "check", st.parse_check_log, (
+            ("check_cold", "make check, no build/, debug kernel not built"),
+            ("check_warm", "make check again, nothing changed")))
+
+    def timed_runs(self, wf, target, parse, runs):
+        """make target in the copy once per (key, what) of runs, each timed
+        into wf[key] with what parse() reads from its log."""
+        for key, what in runs:
             say(f"workflow: {what}")
-            r = self.make("check", os.path.join(self.out, "logs", f"{key}.log"))
+            r = self.make(target, os.path.join(self.out, "logs", f"{key}.log"))
             wf[key] = {"what": what, "seconds": r["seconds"], "cpu_s": r["cpu_s"],
-                       "rc": r["rc"], "load": r["load"], **st.parse_check_log(r["lines"])}
+                       "rc": r["rc"], "load": r["load"], **parse(r["lines"])}
             say(f"workflow: {what}: {r['seconds']} s (exit {r['rc']})")
 
     # -- 2. builds -----------------------------------------------------------

@@ -223,6 +223,34 @@ class WorkflowTest(unittest.TestCase):
         self.assertFalse(t["workflow.warm"]["met"])
         self.assertFalse(t["workflow.chunk"]["met"])
 
+    def test_make_check_runs_twice_in_the_copy(self):
+        """The workflow's check phase: make check cold, then warm, each
+        timed with its closing line and step times from its log."""
+        b = bench.Bench.__new__(bench.Bench)
+        b.out = "/nonexistent"
+        logs = {"check_cold.log": [(1200.0, "check: 1200 s (kernel-debug 880.0 s, conform "
+                                            "300.5 s)"), (1199.9, "2932 passed, 0 failed, "
+                                                                  "175 skipped")],
+                "check_warm.log": [(300.0, "check: 300 s (conform 20.0 s)"),
+                                   (300.1, "2932 passed, 0 failed, 175 skipped")]}
+        made = []
+
+        def make(target, log):
+            made.append((target, os.path.basename(log)))
+            lines = logs[os.path.basename(log)]
+            return {"seconds": lines[-1][0], "cpu_s": 1.0, "rc": 0, "load": None,
+                    "lines": lines}
+        b.make = make
+        wf = {}
+        b.check_runs(wf)
+        self.assertEqual(made, [("check", "check_cold.log"), ("check", "check_warm.log")])
+        self.assertEqual(wf["check_cold"]["steps_s"], {"kernel-debug": 880.0,
+                                                       "conform": 300.5})
+        self.assertEqual(wf["check_warm"]["summary"]["passed"], 2932)
+        t = {x["id"]: x for x in stats.workflow_targets(wf)}
+        self.assertEqual((t["workflow.check.cold"]["met"], t["workflow.check.warm"]["met"]),
+                         (True, True))
+
     def test_user_space_output_target(self):
         e = {"ours-user": {"samples_per_block": 1806.0},
              "pristine-user": {"samples_per_block": 258.3}, "blocks_ratio": 0.62}
