@@ -52,7 +52,9 @@ def section(cmp, esc, code, notes):
         out += [f"**{len(diff)} of {cmp.get('verdicts')} verdicts differ** between the "
                 "merge and the one-machine run:", ""]
         out += [f"- {code(d)}" for d in diff[:20]] + [""]
-    out += ["The shards' wall time includes each shard's cold kernel build in a cache "
-            "of its own, which the one-machine run, with a warm cache, did not make; "
-            "both shards shared this machine's two CPUs.", ""]
+    out += ["Each wall time is the verb's own (`make mutants` after `make kernel`): "
+            "each shard also imported the kernel and built it cold in a cache of its "
+            "own first, which the one-machine run, with a warm cache, did not need, "
+            "and both shards shared this machine's two CPUs, so the figures show "
+            "that the work divides, not what two machines would save.", ""]
     return out
