@@ -4,11 +4,17 @@
 The archive holds /init, the device node the kernel needs to open a
 console before /init runs, a few empty directories, and any data files.
 gen_init_cpio is compiled from the cached kernel tree once (it is one C
-file and needs nothing but libc) and run with -t 0, so every entry has
-uid 0, gid 0 and mtime 0: the same inputs give the same bytes.
+file and needs nothing but libc) and run with -t 0, which gives the
+directories and the device node mtime 0; a regular file's entry takes
+the mtime of the host file (usr/gen_init_cpio.c, cpio_mkfile), so /init
+and each data file go in through a copy whose mtime is 0, beside the
+archive: every entry has uid 0, gid 0 and mtime 0, and the same contents
+give the same bytes, however often a file was written again (the CAVS
+pack is written anew by every run; kept_boots.py keys a boot by them).
 """
 
 import os
+import shutil
 import subprocess
 import threading
 
@@ -42,6 +48,22 @@ def tool(src, out=None):
     return out
 
 
+def staged(path, init_binary, data=None):
+    """(init, data) as copies with mtime 0 in path + ".files/" (the
+    archive's names, so that two data files of one name cannot meet)."""
+    base = path + ".files"
+    if os.path.exists(base):
+        shutil.rmtree(base)
+    out = {}
+    for arc, host in [("init", init_binary)] + sorted((data or {}).items()):
+        dst = os.path.join(base, arc.strip("/"))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copyfile(host, dst)
+        os.utime(dst, (0, 0))
+        out[arc] = dst
+    return out.pop("init"), out
+
+
 def spec(init_binary, data=None):
     """gen_init_cpio's list: directories, /dev/console, /init, data files.
     data: {archive path: host path}; directories are made as needed."""
@@ -66,7 +88,7 @@ def write(path, init_binary, data=None, src=None):
     """Write the archive to path (through a temporary file); src is the
     kernel tree whose gen_init_cpio to use."""
     listing = path + ".list"
-    files.write_text(listing, spec(init_binary, data))
+    files.write_text(listing, spec(*staged(path, init_binary, data)))
     tmp = path + ".tmp"
     with open(tmp, "wb") as out:
         r = subprocess.run([tool(src), "-t", "0", listing], stdout=out,
