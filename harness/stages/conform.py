@@ -375,7 +375,7 @@ def conform(args):
         say(f"{len(problems)} problem(s) with what this run was asked to do: "
             "no guest booted")
         return report(args, started, t0, [], input_checks, inputs=digests)
-    args.keep_from = started if args.keep and kept_boots.wanted() else None
+    args.keep_from = started if getattr(args, "keep", False) and kept_boots.wanted() else None
     imgs = images(version, variants)
     inits = {a: guest.build(arch=a) for a in {kbuild.arch_of(v) for v in variants}}
     results = boot_all(plan, args, imgs, inits, src, meta)
