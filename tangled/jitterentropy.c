@@ -149,6 +149,7 @@ struct rand_data {
 	u8 block[JENT_BLOCK_BYTES];	/* the last output block (secret) */
 	void *hash;			/* the host's SHA3-256 handle */
 	unsigned int priming;		/* priming pairs still to come */
+	int spanned;			/* the next pair's stuck tests span a gap */
 	struct jent_health health;
 };
 
@@ -353,9 +354,10 @@ static int jent_sample(struct rand_data *ec, u64 *bit, int *stuck)
 static int jent_pair(struct rand_data *ec, u64 *bit, int *made)
 {
 	u64 a, b;
-	int stuck_a, stuck_b, level;
+	int stuck_a, stuck_b, level, spanned = ec->spanned;
 
 	*made = 0;
+	ec->spanned = 0;
 	level = jent_sample(ec, &a, &stuck_a);
 	if (level)
 		return level;
@@ -363,7 +365,8 @@ static int jent_pair(struct rand_data *ec, u64 *bit, int *made)
 	if (level)
 		return level;
 	if (!stuck_a && !stuck_b && a != b) {
-		ec->health.vn_misses = 0;
+		if (!spanned)
+			ec->health.vn_misses = 0;
 		*bit = a;
 		*made = 1;
 		return JENT_HEALTH_OK;
@@ -439,6 +442,7 @@ static int jent_gen_block(struct rand_data *ec)
 	int ret = JENT_HEALTH_OK;
 
 	jent_measure_jitter(ec, &bit);
+	ec->spanned = 1;
 	for (i = 0; i < JENT_BLOCK_BYTES; i++)
 		in[i] = ec->block[i];
 	for (w = 0; w < JENT_BLOCK_WORDS; w++) {
@@ -461,8 +465,6 @@ static void jent_reset(struct rand_data *ec)
 {
 	ec->data = 0;
 	jent_memzero(ec->block, sizeof(ec->block));
-	ec->last_delta = 0;
-	ec->last_delta2 = 0;
 }
 
 int jent_read_entropy(struct rand_data *ec, unsigned char *data,

@@ -53,10 +53,12 @@ static void print_state(const struct rand_data *ec)
 	printf("state data=%llu block=", ec->data);
 	hex(ec->block, sizeof(ec->block));
 	printf(" prev=%llu ld=%llu ld2=%llu loc=%u osr=%u rct_last=%llu rct_run=%u"
-	       " apt_base=%llu apt_count=%u apt_seen=%u vn=%u failed=%d reads=%llu",
+	       " apt_base=%llu apt_count=%u apt_seen=%u vn=%u spanned=%d"
+	       " failed=%d reads=%llu",
 	       ec->prev_time, ec->last_delta, ec->last_delta2, ec->memlocation,
 	       ec->osr, h->rct_last, h->rct_run, h->apt_base, h->apt_count,
-	       h->apt_seen, h->vn_misses, ec->failed, shim_timer_reads());
+	       h->apt_seen, h->vn_misses, ec->spanned, ec->failed,
+	       shim_timer_reads());
 	print_lag(h);
 	printf(" mem=");
 	if (ec->mem)

@@ -188,6 +188,7 @@ class Collector:
         self.health = Health()
         self.trace = []
         self.priming = FIRST_PRIMING // 2     # priming pairs still to come
+        self.spanned = False                  # the next pair's stuck tests span a gap
 
     # -- one measurement --
     def measure(self):
@@ -216,7 +217,10 @@ class Collector:
         return self.health.insert(delta), bit, st
 
     def pair(self):
-        """(level, the bit or None)."""
+        """(level, the bit or None).  The first pair of a block (spanned:
+        its stuck tests span the block's priming measurement) makes its
+        bit but does not set the count of misses back."""
+        spanned, self.spanned = self.spanned, False
         lv, a, sa = self.sample()
         if lv:
             return lv, None
@@ -224,7 +228,8 @@ class Collector:
         if lv:
             return lv, None
         if not sa and not sb and a != b:
-            self.health.vn = 0
+            if not spanned:
+                self.health.vn = 0
             return OK, a
         self.health.vn += 1
         return level(self.health.vn, VN_CUT, VN_CUT_PERM), None
@@ -251,6 +256,7 @@ class Collector:
 
     def gen_block(self):
         self.measure()                      # the block's priming: only sets prev
+        self.spanned = True
         msg = self.block
         for _ in range(BLOCK_WORDS):
             lv, w = self.word()
@@ -261,9 +267,10 @@ class Collector:
         return OK
 
     def reset(self):
+        """After a failure: the pool and the chaining block are cleared; the
+        health counters and the stuck test's history go on."""
         self.data = 0
         self.block = bytes(BLOCK_BYTES)
-        self.ld = self.ld2 = 0
 
     def read(self, n):
         """(return code, bytes): 0 and n bytes, or -2 / -3 and n zero bytes."""
@@ -287,7 +294,7 @@ class Collector:
                 "ld": self.ld, "ld2": self.ld2, "loc": self.loc, "osr": self.osr,
                 "rct_last": h.rct_last, "rct_run": h.rct_run,
                 "apt_base": h.apt_base, "apt_count": h.apt_count,
-                "apt_seen": h.apt_seen, "vn": h.vn,
+                "apt_seen": h.apt_seen, "vn": h.vn, "spanned": int(self.spanned),
                 "lag": ",".join(str(x) for x in h.lag_hist + h.lag_score +
                                 [h.lag_best, h.lag_run, h.lag_count, h.lag_seen]),
                 "failed": int(self.failed),

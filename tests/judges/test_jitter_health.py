@@ -231,6 +231,25 @@ class HealthTest(unittest.TestCase):
         self.assertEqual(ec.health.vn, model.VN_CUT_PERM)
         self.assertLess(ec.health.rct_run, model.RCT_CUT)
 
+    def test_vn_bound_reached_by_a_constant_step_across_reads(self):
+        """Deltas that grow by a constant step never repeat and are stuck
+        (zero third difference) from the third on, so no pair makes a bit
+        and the misses climb to 156: the read fails (-2).  The stuck
+        test's history outlives the failure, and the first pair of the
+        next block, whose stuck tests span the block's priming
+        measurement, may make a bit but does not set the count back; so
+        each later read adds a miss, and the 312th is permanent (-3).
+        Before the fix (history cleared, the count set back by that pair)
+        every read failed with -2, none with -3."""
+        deltas = [5000 + 7 * k for k in range(3000)]
+        reads = model.VN_CUT_PERM - model.VN_CUT + 2
+        res, ec = compare_read(self, *deltas_timer(deltas), [32] * reads)
+        codes = [r for r, _ in res]
+        self.assertEqual(codes, [-2] * (reads - 2) + [-3, -3])
+        self.assertEqual(ec.health.vn, model.VN_CUT_PERM)
+        self.assertLess(ec.health.rct_run, model.RCT_CUT)
+        self.assertLess(ec.health.apt_count, model.APT_CUT)
+
     def test_good_timers_pass(self):
         """On jittery timers, long reads never fail a health test."""
         for seed in range(3):
