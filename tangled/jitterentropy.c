@@ -48,13 +48,14 @@
  */
 
 /*
- * CPU Jitter RNG: the noise source, its bit extraction, its conditioning
- * and its health tests.
+ * CPU Jitter RNG: the noise source, its conditioning and its health
+ * tests.
  *
  * The design is Stephan Mueller's CPU Jitter random number generator as
  * submitted for Linux in 2015 (library version 1.1.0), with the defects
- * since found in it fixed, SHA3-256 conditioning and the health tests of
- * NIST SP 800-90B section 4.4.  The file is generated from a literate
+ * since found in it fixed, and, as in later versions, its raw time deltas
+ * conditioned by SHA3-256 (without the 2015 bit extraction) and the
+ * health tests of NIST SP 800-90B section 4.4.  The file is generated from a literate
  * book, where each part of it is argued.  The project's changes are
  * distributed under the licence above, as the file is.
  *
@@ -83,7 +84,7 @@ typedef unsigned char u8;
  * build leaves it empty.
  */
 #ifndef jent_trace_measurement
-#define jent_trace_measurement(ec, time, delta, mem_loops, fold_loops, bit) \
+#define jent_trace_measurement(ec, time, delta, mem_loops, fold_loops) \
 	do { } while (0)
 #endif
 
@@ -96,12 +97,10 @@ typedef unsigned char u8;
 #define JENT_MAX_FOLD_LOOP_BIT	4
 #define JENT_MIN_FOLD_LOOP_BIT	0
 #define JENT_WORD_BITS		64
-#define JENT_VN_CUTOFF			156
-#define JENT_VN_CUTOFF_PERMANENT	312
-#define JENT_STIR_CONSTANT	0x67452301efcdab89ULL
-#define JENT_STIR_MIXER		0x98badcfe10325476ULL
-#define JENT_BLOCK_WORDS	16
-#define JENT_FIRST_PRIMING	64	/* samples (32 pairs) before the first bit */
+#define JENT_STUCK_CUTOFF		156
+#define JENT_STUCK_CUTOFF_PERMANENT	312
+#define JENT_BLOCK_SAMPLES	320	/* counted samples per block: (256 + 64) / H */
+#define JENT_FIRST_PRIMING	64	/* samples before the first counted one */
 #define JENT_RCT_CUTOFF			31
 #define JENT_RCT_CUTOFF_PERMANENT	61
 #define JENT_APT_WINDOW			512
@@ -128,7 +127,7 @@ struct jent_health {
 	u64 apt_base;			/* first delta of the APT window */
 	unsigned int apt_count;		/* deltas equal to apt_base */
 	unsigned int apt_seen;		/* deltas seen in the window */
-	unsigned int vn_misses;		/* pairs in a row without a bit */
+	unsigned int stuck_run;		/* stuck samples in a row */
 	u64 lag_history[JENT_LAG_HISTORY];	/* the last deltas, a ring */
 	unsigned int lag_score[JENT_LAG_HISTORY]; /* right guesses per lag */
 	unsigned int lag_best;		/* the best lag, minus one */
@@ -138,7 +137,6 @@ struct jent_health {
 };
 
 struct rand_data {
-	u64 data;			/* the pool (secret) */
 	unsigned int osr;		/* oversampling rate */
 	unsigned char *mem;		/* memory noise buffer, or NULL */
 	unsigned int memlocation;	/* next byte of mem to touch */
@@ -147,16 +145,12 @@ struct rand_data {
 	u64 last_delta2;		/* stuck test: the last 2nd difference */
 	int failed;			/* a permanent health failure was seen */
 	u8 block[JENT_BLOCK_BYTES];	/* the last output block (secret) */
+	u8 in[JENT_BLOCK_BYTES + JENT_BLOCK_SAMPLES * 8]; /* hash input (secret) */
 	void *hash;			/* the host's SHA3-256 handle */
-	unsigned int priming;		/* priming pairs still to come */
-	int spanned;			/* the next pair's stuck tests span a gap */
+	unsigned int priming;		/* priming samples still to come */
+	unsigned int spanned;		/* samples whose stuck test spans a gap */
 	struct jent_health health;
 };
-
-static u64 jent_rol1(u64 x)
-{
-	return (x << 1) | (x >> 63);
-}
 
 static void jent_memzero(void *ptr, unsigned int len)
 {
@@ -210,7 +204,7 @@ static u64 jent_fold_time(u64 time, unsigned int loops)
 	return folded;
 }
 
-static u64 jent_measure_jitter(struct rand_data *ec, u64 *bit)
+static u64 jent_measure_jitter(struct rand_data *ec)
 {
 	unsigned int mem_loops, fold_loops;
 	u64 time = 0;
@@ -222,8 +216,8 @@ static u64 jent_measure_jitter(struct rand_data *ec, u64 *bit)
 	delta = time - ec->prev_time;
 	ec->prev_time = time;
 	fold_loops = jent_loop_shuffle(JENT_MAX_FOLD_LOOP_BIT, JENT_MIN_FOLD_LOOP_BIT);
-	*bit = jent_fold_time(delta, fold_loops);
-	jent_trace_measurement(ec, time, delta, mem_loops, fold_loops, *bit);
+	jent_fold_time(delta, fold_loops);
+	jent_trace_measurement(ec, time, delta, mem_loops, fold_loops);
 	return delta;
 }
 
@@ -342,128 +336,71 @@ static int jent_health_insert(struct jent_health *h, u64 delta)
 	return lag > level ? lag : level;
 }
 
-static int jent_sample(struct rand_data *ec, u64 *bit, int *stuck)
+static int jent_sample(struct rand_data *ec, u64 *delta, int *stuck)
 {
-	u64 delta = jent_measure_jitter(ec, bit);
-
-	jent_testing_store_raw(delta);
-	*stuck = jent_stuck(ec, delta);
-	return jent_health_insert(&ec->health, delta);
+	*delta = jent_measure_jitter(ec);
+	jent_testing_store_raw(*delta);
+	*stuck = jent_stuck(ec, *delta);
+	return jent_health_insert(&ec->health, *delta);
 }
 
-static int jent_pair(struct rand_data *ec, u64 *bit, int *made)
+static int jent_counted_sample(struct rand_data *ec, u64 *delta)
 {
-	u64 a, b;
-	int stuck_a, stuck_b, level, spanned = ec->spanned;
-
-	*made = 0;
-	ec->spanned = 0;
-	level = jent_sample(ec, &a, &stuck_a);
-	if (level)
-		return level;
-	level = jent_sample(ec, &b, &stuck_b);
-	if (level)
-		return level;
-	if (!stuck_a && !stuck_b && a != b) {
-		if (!spanned)
-			ec->health.vn_misses = 0;
-		*bit = a;
-		*made = 1;
-		return JENT_HEALTH_OK;
-	}
-	ec->health.vn_misses++;
-	return jent_health_level(ec->health.vn_misses, JENT_VN_CUTOFF,
-				 JENT_VN_CUTOFF_PERMANENT);
-}
-
-static int jent_unbiased_bit(struct rand_data *ec, u64 *bit)
-{
-	int made, level;
+	int stuck, level, counted;
 
 	do {
-		level = jent_pair(ec, bit, &made);
-		if (!level && ec->priming) {
-			ec->priming--;
-			made = 0;
-		}
-	} while (!level && !made);
-	return level;
-}
-
-static u64 jent_lfsr_step(u64 data, u64 bit)
-{
-	data ^= bit;
-	data ^= (data >> 63) & 1;
-	data ^= (data >> 60) & 1;
-	data ^= (data >> 55) & 1;
-	data ^= (data >> 30) & 1;
-	data ^= (data >> 27) & 1;
-	data ^= (data >> 22) & 1;
-	return jent_rol1(data);
-}
-
-static u64 jent_stir_pool(u64 data)
-{
-	u64 mixer = JENT_STIR_MIXER;
-	u64 mask;
-	unsigned int i;
-
-	for (i = 0; i < JENT_WORD_BITS; i++) {
-		mask = 0 - ((data >> i) & 1);
-		mixer ^= JENT_STIR_CONSTANT & mask;
-		mixer = jent_rol1(mixer);
-	}
-	return data ^ mixer;
-}
-
-static int jent_gen_entropy(struct rand_data *ec, u64 *word)
-{
-	unsigned int k;
-	u64 bit;
-	int level;
-
-	for (k = 0; k < JENT_WORD_BITS * ec->osr; k++) {
-		level = jent_unbiased_bit(ec, &bit);
+		level = jent_sample(ec, delta, &stuck);
 		if (level)
 			return level;
-		ec->data = jent_lfsr_step(ec->data, bit);
-	}
-	ec->data = jent_stir_pool(ec->data);
-	*word = ec->data;
-	return JENT_HEALTH_OK;
+		if (stuck) {
+			ec->health.stuck_run++;
+			level = jent_health_level(ec->health.stuck_run,
+						  JENT_STUCK_CUTOFF,
+						  JENT_STUCK_CUTOFF_PERMANENT);
+		} else if (!ec->spanned) {
+			ec->health.stuck_run = 0;
+		}
+		if (ec->spanned)
+			ec->spanned--;
+		counted = !stuck && !ec->priming;
+		if (ec->priming)
+			ec->priming--;
+	} while (!level && !counted);
+	return level;
 }
 
 static int jent_gen_block(struct rand_data *ec)
 {
-	u8 in[JENT_BLOCK_BYTES + JENT_BLOCK_WORDS * 8];
-	unsigned int i, w;
-	u64 word = 0;
-	u64 bit;
+	unsigned int i, r, n;
+	u64 delta = 0;
 	int ret = JENT_HEALTH_OK;
 
-	jent_measure_jitter(ec, &bit);
-	ec->spanned = 1;
-	for (i = 0; i < JENT_BLOCK_BYTES; i++)
-		in[i] = ec->block[i];
-	for (w = 0; w < JENT_BLOCK_WORDS; w++) {
-		ret = jent_gen_entropy(ec, &word);
-		if (ret)
+	jent_measure_jitter(ec);
+	ec->spanned = 2;
+	for (r = 0; r < ec->osr; r++) {
+		for (i = 0; i < JENT_BLOCK_BYTES; i++)
+			ec->in[i] = ec->block[i];
+		for (n = 0; n < JENT_BLOCK_SAMPLES; n++) {
+			ret = jent_counted_sample(ec, &delta);
+			if (ret)
+				goto out;
+			for (i = 0; i < 8; i++)
+				ec->in[JENT_BLOCK_BYTES + 8 * n + i] =
+					(u8)(delta >> (8 * i));
+		}
+		if (jent_sha3_256(ec->hash, ec->in, sizeof(ec->in), ec->block)) {
+			ret = JENT_HASH_FAILURE;
 			goto out;
-		jent_testing_store_word(word);
-		for (i = 0; i < 8; i++)
-			in[JENT_BLOCK_BYTES + 8 * w + i] = (u8)(word >> (8 * i));
+		}
 	}
-	if (jent_sha3_256(ec->hash, in, sizeof(in), ec->block))
-		ret = JENT_HASH_FAILURE;
 out:
-	jent_memzero(in, sizeof(in));
-	word = 0;
+	jent_memzero(ec->in, sizeof(ec->in));
+	delta = 0;
 	return ret;
 }
 
 static void jent_reset(struct rand_data *ec)
 {
-	ec->data = 0;
 	jent_memzero(ec->block, sizeof(ec->block));
 }
 
@@ -523,7 +460,7 @@ struct rand_data *jent_entropy_collector_alloc(unsigned int osr,
 	}
 	ec->osr = osr ? osr : 1;
 	ec->hash = hash;
-	ec->priming = JENT_FIRST_PRIMING / 2;
+	ec->priming = JENT_FIRST_PRIMING;
 	return ec;
 }
 
@@ -544,7 +481,7 @@ int jent_entropy_init(struct jent_startup_stats *stats)
 {
 	struct jent_startup_stats s = { 0 };
 	struct rand_data *ec;
-	u64 bit, delta, prev, old_delta = 0;
+	u64 delta, prev, old_delta = 0;
 	unsigned int i, counted;
 	int zero_time = 0, zero_delta = 0, health_failed = 0;
 	int stuck, level;
@@ -552,13 +489,13 @@ int jent_entropy_init(struct jent_startup_stats *stats)
 	ec = jent_entropy_collector_alloc(1, 0, NULL);
 	if (!ec)
 		return JENT_ENOMEM;
-	jent_measure_jitter(ec, &bit);
+	jent_measure_jitter(ec);
 	if (!ec->prev_time)
 		zero_time = 1;
 	s.delta_min = ~0ULL;
 	for (i = 0; i < JENT_STARTUP_WARMUP + JENT_STARTUP_SAMPLES; i++) {
 		prev = ec->prev_time;
-		delta = jent_measure_jitter(ec, &bit);
+		delta = jent_measure_jitter(ec);
 		stuck = jent_stuck(ec, delta);
 		if (!ec->prev_time)
 			zero_time = 1;

@@ -71,13 +71,11 @@ u64 jent_testhook_clock(void);
  */
 #ifdef CONFIG_CRYPTO_JITTERENTROPY_TESTINTERFACE
 void jent_testing_store_raw(u64 delta);
-void jent_testing_store_word(u64 word);
 int jent_testing_fixed_loops(void);
 void jent_testing_init(void);
 void jent_testing_exit(void);
 #else
 #define jent_testing_store_raw(delta) do { } while (0)
-#define jent_testing_store_word(word) do { } while (0)
 #define jent_testing_fixed_loops() 0
 static inline void jent_testing_init(void) { }
 static inline void jent_testing_exit(void) { }

@@ -38,12 +38,6 @@ void jent_testing_store_raw(u64 delta)
 	collect_sample(delta);
 }
 
-/* The pool words: the user-space collector records raw samples only. */
-void jent_testing_store_word(u64 word)
-{
-	(void)word;
-}
-
 /* The test interface's loop_shuffle, off while collect records "fixed". */
 int jent_testing_fixed_loops(void)
 {

@@ -17,11 +17,11 @@
  * (conform.hostfs=DIR), the file data.bin in the host's directory DIR
  * through hostfs.  conform.entropy_shuffle=0 records with the loop
  * shuffle off (loop_shuffle set to N first; raw_noise_info must confirm
- * it for every recording).  Three more parts can follow, each only when
- * asked for: conform.entropy_words=N pool words and conform.entropy_blocks=N
- * items of output blocks (record 1 and 2: the conditioning's outputs, 8
- * bytes an item), and conform.entropy_strides=R rows of
- * conform.entropy_stride_len samples, the even rows recorded with
+ * it for every recording).  Two more parts can follow, each only when
+ * asked for: conform.entropy_blocks=N items of output blocks (record 1:
+ * the conditioning's output, 8 bytes an item), and
+ * conform.entropy_strides=R rows of conform.entropy_stride_len
+ * samples, the even rows recorded with
  * record_stride 1 and the odd ones with conform.entropy_stride (every k-th
  * raw sample only: no recorded interval holds the recording's store).  The
  * results channel gets one "entropy-part" line per part with its size,
@@ -54,7 +54,7 @@
 struct part {
 	const char *name;
 	int shuffle;			/* what raw_noise_info must say */
-	unsigned int record;		/* 0 raw samples, 1 words, 2 blocks */
+	unsigned int record;		/* 0 raw samples, 1 output blocks */
 	unsigned int stride;		/* the odd rows' record_stride (0: 1) */
 	unsigned long rows, len;	/* restarts and samples per restart */
 	uint64_t fnv;
@@ -218,9 +218,7 @@ void run_entropy(void)
 	struct part rs = { .name = "restart",
 			   .rows = param("conform.entropy_restarts", 1000),
 			   .len = param("conform.entropy_len", 1000) };
-	struct part words = { .name = "words", .rows = 1, .record = 1,
-			      .len = param("conform.entropy_words", 0) };
-	struct part blocks = { .name = "blocks", .rows = 1, .record = 2,
+	struct part blocks = { .name = "blocks", .rows = 1, .record = 1,
 			       .len = param("conform.entropy_blocks", 0) };
 	struct part strides = { .name = "strides",
 				.rows = param("conform.entropy_strides", 0),
@@ -247,9 +245,7 @@ void run_entropy(void)
 	why = seq.len ? send_part(port, &seq) : NULL;
 	if (!why)
 		why = send_part(port, &rs);
-	words.shuffle = blocks.shuffle = strides.shuffle = seq.shuffle;
-	if (!why && words.len)
-		why = send_part(port, &words);
+	blocks.shuffle = strides.shuffle = seq.shuffle;
 	if (!why && blocks.len)
 		why = send_part(port, &blocks);
 	if (!why && strides.rows)

@@ -17,12 +17,11 @@ static int tracing;
 
 void shim_trace(const void *ec, unsigned long long time,
 		unsigned long long delta, unsigned int mem_loops,
-		unsigned int fold_loops, unsigned long long bit)
+		unsigned int fold_loops)
 {
 	(void)ec;
 	if (tracing)
-		printf("m %llu %llu %u %u %llu\n", time, delta, mem_loops,
-		       fold_loops, bit);
+		printf("m %llu %llu %u %u\n", time, delta, mem_loops, fold_loops);
 }
 
 static void hex(const unsigned char *p, size_t n)
@@ -50,16 +49,18 @@ static void print_state(const struct rand_data *ec)
 {
 	const struct jent_health *h = &ec->health;
 
-	printf("state data=%llu block=", ec->data);
+	printf("state block=");
 	hex(ec->block, sizeof(ec->block));
 	printf(" prev=%llu ld=%llu ld2=%llu loc=%u osr=%u rct_last=%llu rct_run=%u"
-	       " apt_base=%llu apt_count=%u apt_seen=%u vn=%u spanned=%d"
-	       " failed=%d reads=%llu",
+	       " apt_base=%llu apt_count=%u apt_seen=%u stuck_run=%u priming=%u"
+	       " spanned=%u failed=%d reads=%llu",
 	       ec->prev_time, ec->last_delta, ec->last_delta2, ec->memlocation,
 	       ec->osr, h->rct_last, h->rct_run, h->apt_base, h->apt_count,
-	       h->apt_seen, h->vn_misses, ec->spanned, ec->failed,
+	       h->apt_seen, h->stuck_run, ec->priming, ec->spanned, ec->failed,
 	       shim_timer_reads());
 	print_lag(h);
+	printf(" in=");
+	hex(ec->in, sizeof(ec->in));
 	printf(" mem=");
 	if (ec->mem)
 		hex(ec->mem, JENT_MEMORY_SIZE);
@@ -92,34 +93,6 @@ static void hfeed(void)
 	print_lag(&h);
 	printf("\n");
 }
-
-/*
- * What a read left on the stack: called right after the read, from the
- * frame that called it, this function's array lies where the read's dead
- * frames were (the core is built with -O0), and is read as it was left.
- * Returns a bit per word of want[] found at any byte offset in it (x86 is
- * little-endian).
- */
-#pragma GCC diagnostic push	/* reading what is left is the point */
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-static __attribute__((noinline)) unsigned int stack_scan(const u64 *want,
-							 unsigned int n)
-{
-	volatile unsigned char probe[1 << 14];
-	unsigned int off, i, k, found = 0;
-	u64 v;
-
-	for (off = 0; off + 8 <= sizeof(probe); off++) {
-		for (v = 0, k = 0; k < 8; k++)
-			v |= (u64)probe[off + k] << (8 * k);
-		for (i = 0; i < n; i++)
-			if (v == want[i])
-				found |= 1U << i;
-	}
-	return found;
-}
-#pragma GCC diagnostic pop
 
 int main(void)
 {
@@ -196,21 +169,6 @@ int main(void)
 			hex(buf, len);
 			printf(" guard=%02x\n", buf[len]);
 			free(buf);
-		} else if (!strcmp(tok, "readscan")) {
-			/* readscan LEN W...: read, then look for the words */
-			unsigned int len = strtoul(strtok(NULL, " \n"), NULL, 0);
-			unsigned char *buf = malloc(len + 1);
-			u64 want[16];
-			unsigned int n = 0, found;
-			char *w;
-			int ret;
-
-			while (n < 16 && (w = strtok(NULL, " \n")))
-				want[n++] = strtoull(w, NULL, 0);
-			ret = jent_read_entropy(ec, buf, len);
-			found = stack_scan(want, n);
-			printf("readscan %d found=%x\n", ret, found);
-			free(buf);
 		} else if (!strcmp(tok, "state")) {
 			print_state(ec);
 		} else if (!strcmp(tok, "startup")) {
@@ -230,20 +188,24 @@ int main(void)
 			a = strtoull(strtok(NULL, " \n"), NULL, 0);
 			b = strtoull(strtok(NULL, " \n"), NULL, 0);
 			printf("fold %llu\n", jent_fold_time(a, b));
-		} else if (!strcmp(tok, "lfsr")) {
-			a = strtoull(strtok(NULL, " \n"), NULL, 0);
-			b = strtoull(strtok(NULL, " \n"), NULL, 0);
-			printf("lfsr %llu\n", jent_lfsr_step(a, b));
-		} else if (!strcmp(tok, "stir")) {
-			a = strtoull(strtok(NULL, " \n"), NULL, 0);
-			printf("stir %llu\n", jent_stir_pool(a));
 		} else if (!strcmp(tok, "memaccess")) {
 			jent_memaccess(ec, strtoul(strtok(NULL, " \n"), NULL, 0));
 		} else if (!strcmp(tok, "stuck")) {
 			a = strtoull(strtok(NULL, " \n"), NULL, 0);
 			printf("stuck %d\n", jent_stuck(ec, a));
-		} else if (!strcmp(tok, "setpool")) {
-			ec->data = strtoull(strtok(NULL, " \n"), NULL, 0);
+		} else if (!strcmp(tok, "setblock")) {
+			/* setblock HEX: the chaining block, 32 bytes */
+			char *h = strtok(NULL, " \n");
+			size_t i;
+
+			for (i = 0; i < sizeof(ec->block); i++)
+				sscanf(h + 2 * i, "%2hhx", &ec->block[i]);
+		} else if (!strcmp(tok, "counted")) {
+			/* one counted sample, or the health failure on the way */
+			u64 delta = 0;
+			int level = jent_counted_sample(ec, &delta);
+
+			printf("counted %d %llu\n", level, delta);
 		} else if (!strcmp(tok, "hfeed")) {
 			hfeed();
 		} else if (!strcmp(tok, "sha3")) {

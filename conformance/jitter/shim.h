@@ -34,9 +34,9 @@ extern int shim_hash_fails;
 
 void shim_trace(const void *ec, unsigned long long time,
 		unsigned long long delta, unsigned int mem_loops,
-		unsigned int fold_loops, unsigned long long bit);
+		unsigned int fold_loops);
 
-#define jent_trace_measurement(ec, time, delta, mem_loops, fold_loops, bit) \
-	shim_trace(ec, time, delta, mem_loops, fold_loops, bit)
+#define jent_trace_measurement(ec, time, delta, mem_loops, fold_loops) \
+	shim_trace(ec, time, delta, mem_loops, fold_loops)
 
 #endif

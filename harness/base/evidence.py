@@ -22,6 +22,12 @@ evidence/entropy/, every source's assessments and collection account, the
 figures' data, the 8-bit sample files the assessor read (xz-compressed),
 and the SHA-256 of every raw file it wrote (SHA256SUMS), so that a
 laboratory can assess the samples again and check them against the run.
+
+evidence/ holds one thing this module does not manage: evidence/history/,
+summaries of make entropy runs of earlier designs of the Jitter RNG's
+core, kept by hand because the book cites them.  No record names them,
+nothing here reads, replaces or removes them (keep_files() clears only
+its record's own directory), and they are never judged again.
 """
 
 import datetime
@@ -106,10 +112,9 @@ RECORDS = {
                              "ours-uml-tsc-fixed"),
                 # What is kept beside the summary, from build/entropy/: copied,
                 # xz-compressed, and only hashed.
-                "keep": ("*/assessment.json", "*/fold.json", "*/vn.json",
-                         "*/words-bits.json", "*/blocks-bits.json",
+                "keep": ("*/assessment.json", "*/blocks-bits.json",
                          "*/collect.json", "figures/*.json"),
-                "compress": ("*/raw.bin", "*/restart.bin", "*/words.bin", "*/blocks.bin"),
+                "compress": ("*/raw.bin", "*/restart.bin", "*/blocks.bin"),
                 "hash": ("*/*.bin",)},
 }
 DIR = "evidence"

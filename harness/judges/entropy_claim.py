@@ -10,8 +10,8 @@ evidence"), and the one number every use of it reads.
     claim_of(source)           a source's claim (None: no credit rests on it)
     environment_of(source)     a source's environment
     credit(summary_sources)    per environment: the claim, the validated H
-                               and h' of its sources (the least), and the
-                               credit per output block
+                               of its sources (the least), and the credit
+                               per output block
 
 The claim is the code's: the health tests' cutoffs are derived from it
 (entropy_report.cutoffs(H_SUBMITTER) must give the code's constants), the
@@ -84,9 +84,9 @@ def credited(source):
 
 
 def credit(sources):
-    """Per environment with data: its claim, the least validated H and the
-    least h' (unbiased bits) of its sources, and the least credit per
-    block; an environment whose sources are not all there says which."""
+    """Per environment with data: its claim, the least validated H of its
+    sources, and the least credit per block; an environment whose sources
+    are not all there says which."""
     out = {}
     for env, e in ENVIRONMENTS.items():
         got = [sources[n] for n in e["sources"] if n in sources]
@@ -95,14 +95,12 @@ def credit(sources):
             continue
         summ = [(s.get("chain") or {}).get("summary") or {} for s in ok]
         hs = [s.get("h") for s in ok]
-        vns = [(s.get("vn") or {}).get("assessed") for s in ok]
         out[env] = {
             "title": e["title"], "claim": e["claim"], "credited": e["credited"],
             "sources": [s["name"] for s in ok],
             "missing": [n for n in e["sources"] if n not in sources or
                         sources[n].get("error")],
             "h": min(h for h in hs) if None not in hs else None,
-            "h_vn": min(v for v in vns) if None not in vns else None,
             "credited_bits": min(x.get("credited_bits") or 0 for x in summ),
             "full_entropy": all(x.get("full_entropy") for x in summ)}
     return out

@@ -220,7 +220,7 @@ def base_of(name):
 
 def priming_of(name):
     """The raw samples a new collector of the source makes before its
-    first bit: our core's priming samples (jitter_model.FIRST_PRIMING),
+    first counted one: our core's priming samples (jitter_model.FIRST_PRIMING),
     which the raw noise interface records with the rest; none for 6.1's
     core.  A restart is recorded this many samples longer, and SP 800-90B
     3.1.4's matrix is of the samples after them."""

@@ -6,24 +6,18 @@ chapter "The CPU Jitter RNG: entropy evidence".
     symbols(d, bits)         NIST's format: the low `bits` bits, one per byte
     drop_columns(d, w, n)    rows of w samples without their first n (the priming)
     first_columns(d, w, n)   the most common symbol's count in the first n columns
-    fold_bits(d)             the parity of each delta: the folded bit
-    vn_bits(d)               the bits our von Neumann step yields from them
+    item_bits(data)          recorded 64-bit items (output blocks) as bits
+    stuck_flags(d)           our stuck test over a stream of raw samples
     describe(d)              quantiles, distinct values, plug-in min-entropies
     histogram(d)             relative frequency of each delta in the central 99 %
     autocorrelation(d, lags) Pearson correlation at lags 1..lags
     lag_hits(d, lags)        fraction of deltas equal to the one k back
 
-vn_bits() is the rule of our core on a stream of raw samples: samples in
-pairs, the stuck test (delta, its first and second differences non-zero)
-run over the whole stream from a new collector, a pair yielding its first
-folded bit when neither is stuck and the bits differ.  A new collector's
-first block starts with FIRST_PRIMING priming samples (64, an even
-number), which are raw samples (recorded, stuck-tested, health-tested)
-but yield no bit; a read's priming measurement is not a raw sample; and
-every block consumes whole pairs, so the pairs of the stream after the
-priming samples are its consecutive pairs (as long as no read failed,
-which the collection reports).  The host test checks the rule against
-the model's own bits.
+stuck_flags() is the stuck test of our core (a delta, its first or its
+second difference zero) run over the whole stream from a new collector.
+A read's priming measurement is not a raw sample and the stuck test
+never sees it, so the test's history runs from one raw sample of the
+stream to the next, across blocks and failed reads, as in the core.
 """
 
 import array
@@ -87,22 +81,8 @@ def symbols(d, bits=8):
     return (numpy_of(d) & mask).astype("uint8").tobytes()
 
 
-def parity(v):
-    """The parity of each uint64 of a numpy array."""
-    import numpy as np
-    x = v.copy()
-    for s in (32, 16, 8, 4, 2, 1):
-        x ^= x >> np.uint64(s)
-    return (x & np.uint64(1)).astype(np.uint8)
-
-
-def fold_bits(d):
-    return parity(numpy_of(d)).tobytes()
-
-
 def item_bits(data):
-    """A recording of 64-bit items (pool words, output blocks) as the
-    bitstring the assessor reads, one bit per byte: each item's bytes in
+    """A recording of 64-bit items (the output blocks) as the bitstring the assessor reads, one bit per byte: each item's bytes in
     the order recorded, each byte least significant bit first."""
     import numpy as np
     if len(data) % 8:
@@ -119,22 +99,6 @@ def stuck_flags(d):
     prev2 = np.concatenate([np.zeros(1, np.uint64), d2[:-1]])
     d3 = d2 - prev2
     return (v == 0) | (d2 == 0) | (d3 == 0)
-
-
-def vn_bits(d, priming=0):
-    """The unbiased bits our core makes from the stream (see above) of a
-    new collector, whose first `priming` samples (an even number) are
-    its priming samples: stuck-tested, never a bit."""
-    import numpy as np
-    if priming % 2:
-        raise ValueError(f"priming samples come in pairs, not {priming}")
-    v = numpy_of(d)
-    n = len(v) // 2 * 2
-    bits = parity(v[:n])
-    st = stuck_flags(v)[:n]
-    a, b = bits[priming:n:2], bits[priming + 1:n:2]
-    ok = ~st[priming:n:2] & ~st[priming + 1:n:2] & (a != b)
-    return a[ok].astype(np.uint8).tobytes()
 
 
 def plugin_min_entropy(values):
@@ -158,7 +122,6 @@ def describe(d):
                 ("min", "p0.1", "p1", "p25", "median", "p75", "p99", "p99.9", "max"), q)},
             "iqr": int(q[5] - q[3]), "lattice_step": step,
             "plugin_h_delta": h64, "plugin_h_low8": h8, "plugin_h_low4": h4,
-            "fold_ones": float(parity(v).mean()),
             "stuck": float(stuck_flags(v).mean())}
 
 

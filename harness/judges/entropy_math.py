@@ -8,7 +8,7 @@ consequences, for the chapter "The CPU Jitter RNG: entropy evidence".
     apt_cutoff(h, a, window)                 4.4.2: 1 + CRITBINOM(W, 2^-h, 1 - 2^-a)
     lag_run_cutoff(h, a, n)                  the lag predictor's run cutoff
     lag_count_cutoff(h, a, n)                its count cutoff
-    vn_cutoff(q, a)                          the von Neumann bound
+    stuck_cutoff(q, a)                       the stuck bound
 
 Every alpha is given as its exponent a (alpha = 2^-a).  Output_Entropy is
 evaluated in decimal arithmetic with 60 digits: its terms are powers of two
@@ -111,7 +111,8 @@ def lag_count_cutoff(h, a, n):
     return 1 + critbinom(n, 2.0 ** -h, a)
 
 
-def vn_cutoff(q, a):
-    """The smallest C with (1 - q)^C <= 2^-a: C pairs in a row without a
-    bit when each yields one with probability at least q."""
+def stuck_cutoff(q, a):
+    """The smallest C with (1 - q)^C <= 2^-a: C stuck samples in a row
+    when each sample is not stuck with probability at least q,
+    independently."""
     return math.ceil(a / -math.log2(1 - q) - 1e-12)

@@ -6,11 +6,10 @@ The kernel's hook stores a raw sample after the measurement that made it,
 so the store falls into the next measurement's interval.  The boot of the
 conditioning records rows of raw samples alternately with a store after
 every sample (stride 1: every recorded interval holds the previous
-sample's store) and with every k-th sample kept (stride k >= 2: no
-recorded interval holds a store; k odd, so that both members of the von
-Neumann pairs are kept alike).  Both kinds of row make the same count and
-division in every interval.  Rows alternate, so that what drifts with the
-machine's state falls on both alike.
+sample's store) and with every k-th sample kept (stride k >= 2, 3 in
+make entropy: no recorded interval holds a store).  Both kinds of row
+make the same count and division in every interval.  Rows alternate, so
+that what drifts with the machine's state falls on both alike.
 
     two_sample(data, rows, length, stride)  the comparison, as a dict
 

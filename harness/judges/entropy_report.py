@@ -36,8 +36,8 @@ ESTIMATORS = ("mcv", "collision", "markov", "compression", "t_tuple", "lrs",
 def code_claims():
     """The code's own numbers, from the model of the core."""
     n_lag = model.LAG_WINDOW - model.LAG_HISTORY
-    return {"h_claim": H_CLAIM, "block_words": model.BLOCK_WORDS,
-            "word_bits": 64, "block_bits": 8 * model.BLOCK_BYTES,
+    return {"h_claim": H_CLAIM, "block_samples": model.BLOCK_SAMPLES,
+            "block_bits": 8 * model.BLOCK_BYTES,
             "needed": 8 * model.BLOCK_BYTES + chain.FULL_ENTROPY_MARGIN,
             "rct": [model.RCT_CUT, model.RCT_CUT_PERM],
             "apt": [model.APT_CUT, model.APT_CUT_PERM],
@@ -46,7 +46,7 @@ def code_claims():
             "lag_count": [model.LAG_COUNT_CUT, model.LAG_COUNT_CUT_PERM],
             "lag_window": model.LAG_WINDOW, "lag_history": model.LAG_HISTORY,
             "lag_predictions": n_lag,
-            "vn": [model.VN_CUT, model.VN_CUT_PERM], "alpha_exp": [30, 60]}
+            "stuck": [model.STUCK_CUT, model.STUCK_CUT_PERM], "alpha_exp": [30, 60]}
 
 
 def cutoffs(h):
@@ -127,10 +127,11 @@ def validated(a):
 
 
 def source_summary(name, meta, desc, assess, health, bits):
-    """bits: {"fold", "vn", "words", "blocks"}: an assessment or None each
-    (the last two of the outputs recorded from the kernel).
+    """bits: {"blocks"}: the assessment of the output blocks recorded from
+    the kernel, or None (shown for insight; nothing is credited from it).
     h_i is the initial estimate from the sequential data (3.1.3), h the
     validated one (3.1.4.2) that the chain, the cutoffs and the checks use;
+    samples_per_block is raw samples per block read, from the collection;
     the rate is H_I times the raw samples per second (as make bench's)."""
     a = assessment_of(assess)
     h_i = a["H_I"] if a else None
@@ -144,16 +145,13 @@ def source_summary(name, meta, desc, assess, health, bits):
            "describe": desc, "assessment": a, "h_i": h_i, "h": h, "h_from": h_from,
            "health": health,
            "samples_per_block": per_block,
-           "fold": assessment_of(bits.get("fold")), "vn": assessment_of(bits.get("vn")),
-           "words": assessment_of(bits.get("words")),
            "blocks": assessment_of(bits.get("blocks")),
            "recording": meta.get("recording"),
            "rate": rate(meta, h_i)}
     if h is not None:
         out["cutoffs_at_h"] = cutoffs(h) if h else None
-        if meta["design"] == "ours" and out["fold"] and out["vn"]:
-            steps, summ = chain.ours(h, out["fold"]["assessed"], out["vn"]["assessed"],
-                                     per_block, h_words=(out["words"] or {}).get("assessed"))
+        if meta["design"] == "ours":
+            steps, summ = chain.ours(h, per_block, claims.claim_of(name))
         else:
             steps, summ = chain.pristine(h, per_block)
         out["chain"] = {"steps": steps, "summary": summ}
@@ -242,16 +240,7 @@ def evidence_checks(cid, s, code, name):
                Check.failed(f"{cid}.h-i", title, f"H = {h:.4f} bits per raw "
                             f"sample ({s.get('h_from')}), below the claim "
                             f"{code['h_claim']:g}", **kw))
-    summ = s.get("chain", {}).get("summary", {})
-    title = (f"{name}: {code['block_words']} words per block carry the "
-             f"{code['needed']} bits a full-entropy block needs (SP 800-90B 3.1.5)")
-    kw = dict(origin="host", details={"h_in_block": summ.get("h_in_block"),
-                                       "h_word": summ.get("h_word")})
-    ok = summ.get("full_entropy")
-    out.append(Check.passed(f"{cid}.credit", title, **kw) if ok else
-               Check.failed(f"{cid}.credit", title, "the evidence gives "
-                            f"{summ.get('h_in_block', float('nan')):.1f} bits per block "
-                            f"into SHA3-256, fewer than {code['needed']}", **kw))
+    out.append(credit_check(cid, s, code, name))
     rs = (s["assessment"] or {}).get("restart") or {}
     title = (f"{name}: the restart tests pass at H_I: the sanity check (SP 800-90B "
              "3.1.4.3) and the validation (3.1.4.2)")
@@ -261,7 +250,7 @@ def evidence_checks(cid, s, code, name):
                Check.failed(f"{cid}.restart", title, rs.get("reason") or
                             "no restart result", **kw))
     out.append(health_check(cid, s["health"], name))
-    out.append(vn_yield_check(cid, s["health"], name))
+    out.append(stuck_yield_check(cid, s["health"], name))
     out += conditioning_checks(cid, s, name)
     return out
 
@@ -275,11 +264,33 @@ def evidence_checks(cid, s, code, name):
 BLOCK_FLOOR = 0.65
 
 
+def credit_check(cid, s, code, name):
+    """entropy.<source>.credit: the chain's summary (entropy_chain.ours):
+    a block's counted samples, each credited with the validated H (at
+    most the claim), carry the 320 bits a full-entropy block needs."""
+    summ = (s.get("chain") or {}).get("summary") or {}
+    n = summ.get("counted", model.BLOCK_SAMPLES)
+    title = (f"{name}: {n} counted samples per block at the validated H carry the "
+             f"{code['needed']} bits a full-entropy block needs (SP 800-90B 3.1.5.1.2, "
+             "SP 800-90C)")
+    kw = dict(origin="host", details={"h_in_block": summ.get("h_in_block"),
+                                       "counted": summ.get("counted"),
+                                       "h_sample": summ.get("h_sample")})
+    if "counted" not in summ:
+        return Check.failed(f"{cid}.credit", title, "the summary's chain is not of "
+                            "counted samples (a record of an earlier design)", **kw)
+    if summ.get("full_entropy"):
+        return Check.passed(f"{cid}.credit", title, **kw)
+    return Check.failed(f"{cid}.credit", title, f"{n} samples at H = "
+                        f"{summ.get('h_sample', float('nan')):.4f} give "
+                        f"{summ.get('h_in_block', float('nan')):.1f} bits per block into "
+                        f"SHA3-256, fewer than {code['needed']}", **kw)
+
+
 def conditioning_checks(cid, s, name):
     """What the kernel's own conditioning produced (where it was recorded):
-    the pool words' h' enters the chain (entropy_chain.ours), the output
-    blocks must not look broken, and the recording must not change the
-    noise it records (entropy_recording)."""
+    the output blocks must not look broken, and the recording must not
+    change the noise it records (entropy_recording)."""
     out = []
     if s.get("blocks"):
         h = s["blocks"]["assessed"]
@@ -300,18 +311,31 @@ def conditioning_checks(cid, s, name):
     return out
 
 
-def vn_yield_check(cid, h, name):
-    """The von Neumann bound's cutoffs keep its false positives at alpha
-    only where a pair yields a bit with probability q >= 1/8 (chapter "The
-    CPU Jitter RNG: health tests"); q is measured on the data."""
-    vn = h["vn"]
-    q = vn.get("yield") or 0.0
-    title = (f"{name}: a pair yields a bit often enough for the von Neumann bound's "
+STUCK_YIELD = 1 / 8     # the stuck bound's assumption (chapter "health tests")
+
+
+def stuck_yield_check(cid, h, name):
+    """The stuck bound's cutoffs keep its false positives at alpha only
+    where a sample is not stuck with probability q >= 1/8, independently
+    (chapter "The CPU Jitter RNG: from samples to output", the stuck
+    bound); q, the share of samples that are not stuck, is measured on
+    the data."""
+    st = h.get("stuck")
+    title = (f"{name}: a sample is not stuck often enough for the stuck bound's "
              "alpha (q >= 1/8)")
-    bad = [] if q >= 1 / 8 else [f"q = {q:.4f} < 1/8: the bound's false-positive rate "
-                                 f"is {vn.get('estimate', float('nan')):.3g}, not alpha"]
-    return Check.judge(f"{cid}.vn-yield", title, bad, origin="host",
-                       details={"yield": q, "estimate": vn.get("estimate")})
+    if st is None:
+        return Check.failed(f"{cid}.stuck-yield", title, "no stuck-bound statistics "
+                            "in the summary (a record of an earlier design)",
+                            origin="host")
+    q = st.get("yield") or 0.0
+    bad = [] if q >= STUCK_YIELD else [
+        f"q = {q:.4f} < 1/8: the bound's false-positive rate is "
+        f"{st.get('estimate', float('nan')):.3g} per sample, not alpha"]
+    return Check.judge(f"{cid}.stuck-yield", title, bad, origin="host",
+                       details={"yield": q, "estimate": st.get("estimate")})
+
+
+HEALTH_TESTS = ("rct", "apt", "lag", "stuck")
 
 
 def health_check(cid, h, name):
@@ -319,9 +343,11 @@ def health_check(cid, h, name):
     fires far above alpha = 2^-30 (expected: 10^6 x 2^-30 = 0.001 times)."""
     title = (f"{name}: no health test fires on the 1,000,000-sample file more "
              "often than alpha allows")
-    bad = [f"{k} fired at {h[k]['fires']} samples" for k in ("rct", "apt", "lag", "vn")
-           if h[k]["fires"] >= 2]
-    counts = {k: h[k]["fires"] for k in ("rct", "apt", "lag", "vn")}
+    tests = [k for k in HEALTH_TESTS if k in h]
+    bad = [f"{k} fired at {h[k]['fires']} samples" for k in tests if h[k]["fires"] >= 2]
+    bad += [f"{k}: not counted in the summary (a record of an earlier design)"
+            for k in HEALTH_TESTS if k not in h]
+    counts = {k: h[k]["fires"] for k in tests}
     return Check.judge(f"{cid}.health-fp", title, bad, origin="host", counts=counts)
 
 

@@ -2,7 +2,7 @@
 """An independent model of the Jitter RNG core, written from the book.
 
 It follows the prose of the chapters "The CPU Jitter RNG" (noise source,
-bit extraction, conditioning, health tests, start-up test), not the C.
+counted samples, conditioning, health tests, start-up test), not the C.
 Everything is plain Python integers; 64-bit arithmetic is made explicit
 with M64.  The scripted timer has the same segments as the C test shim
 (conformance/jitter/shim.c), so that both consume the same time stamps.
@@ -16,14 +16,13 @@ M64 = (1 << 64) - 1
 MEM_BLOCKS, MEM_BLOCKSIZE, MEM_ACCESSLOOPS = 64, 32, 128
 MEM_SIZE = MEM_BLOCKS * MEM_BLOCKSIZE
 ACC_BITS, FOLD_BITS = 7, 4
-STIR_CONSTANT = 0x67452301EFCDAB89
-STIR_MIXER = 0x98BADCFE10325476
-LFSR_TAPS = (63, 60, 55, 30, 27, 22)
-BLOCK_BYTES, BLOCK_WORDS = 32, 16
-FIRST_PRIMING = 64          # samples (32 pairs, no bit taken) before the first bit
+BLOCK_BYTES = 32            # one SHA3-256 output, the chaining block
+BLOCK_SAMPLES = 320         # counted deltas per conditioning: (256 + 64) / H, H = 1
+IN_BYTES = BLOCK_BYTES + 8 * BLOCK_SAMPLES   # the hash input: 2592 bytes
+FIRST_PRIMING = 64          # samples of a new collector before the first counted one
 RCT_CUT, RCT_CUT_PERM = 31, 61
 APT_WINDOW, APT_CUT, APT_CUT_PERM = 512, 325, 355
-VN_CUT, VN_CUT_PERM = 156, 312
+STUCK_CUT, STUCK_CUT_PERM = 156, 312   # stuck samples in a row
 LAG_HISTORY, LAG_WINDOW = 8, 131072
 LAG_RUN_CUT, LAG_RUN_CUT_PERM = 47, 77
 LAG_COUNT_CUT, LAG_COUNT_CUT_PERM = 66621, 67121
@@ -31,7 +30,7 @@ WARMUP, SAMPLES = 100, 1024
 MAX_OSR = 16
 DISABLE_MEMORY_ACCESS = 1 << 2
 
-OK, INTERMITTENT, PERMANENT = 0, 1, 2
+OK, INTERMITTENT, PERMANENT, HASH_FAILURE = 0, 1, 2, 3
 ENOTIME, ECOARSETIME, ENOMONOTONIC, EMINVARIATION = 1, 2, 3, 4
 EVARVAR, EMINVARVAR, ESTUCK, EHEALTH, ENOMEM = 5, 6, 8, 9, 10
 
@@ -86,33 +85,10 @@ def shuffle(t, bits, minbit=0):
 
 
 def fold(x, loops=1):
-    """The folded bit: the parity of the 64-bit delta (for any loop
-    count of at least one; zero loops give 0)."""
+    """The fold: the parity of the 64-bit delta (for any loop count of at
+    least one; zero loops give 0).  The core runs it for the time it takes
+    and uses its result for nothing."""
     return bin(x & M64).count("1") & 1 if loops else 0
-
-
-def rol1(x):
-    return ((x << 1) | (x >> 63)) & M64
-
-
-def lfsr(data, bit):
-    """Bit 0 takes the new bit XOR the taps, then the word turns left."""
-    fb = bit & 1
-    for t in LFSR_TAPS:
-        fb ^= (data >> t) & 1
-    return rol1(data ^ fb)
-
-
-def stir(data):
-    """x XOR mixer(x): the mixer starts from the SHA-1 IV words H2||H3 and,
-    for bit i of x from the lowest, takes in H0||H1 when the bit is set,
-    then turns left by one."""
-    mixer = STIR_MIXER
-    for i in range(64):
-        if (data >> i) & 1:
-            mixer ^= STIR_CONSTANT
-        mixer = rol1(mixer)
-    return data ^ mixer
 
 
 def level(count, cut, cut_perm):
@@ -123,7 +99,7 @@ class Health:
     def __init__(self):
         self.rct_last = self.rct_run = 0
         self.apt_base = self.apt_count = self.apt_seen = 0
-        self.vn = 0
+        self.stuck_run = 0          # stuck samples in a row (counted_sample)
         self.lag_hist = [0] * LAG_HISTORY
         self.lag_reset()
 
@@ -181,17 +157,20 @@ class Collector:
         self.mem = None if flags & DISABLE_MEMORY_ACCESS else bytearray(MEM_SIZE)
         self.loc = 0
         self.osr = osr or 1
-        self.data = 0
         self.block = bytes(BLOCK_BYTES)
+        self.inp = bytearray(IN_BYTES)      # the hash input, wiped after use
         self.prev = self.ld = self.ld2 = 0
         self.failed = False
+        self.hash_fails = False             # the host's SHA3-256 fails (a test's doing)
         self.health = Health()
         self.trace = []
-        self.priming = FIRST_PRIMING // 2     # priming pairs still to come
-        self.spanned = False                  # the next pair's stuck tests span a gap
+        self.priming = FIRST_PRIMING        # priming samples still to come
+        self.spanned = 0                    # samples whose stuck test spans a gap
 
     # -- one measurement --
     def measure(self):
+        """Memory accesses, the time stamp and its delta, then the fold,
+        which only takes time (its parity goes nowhere).  The delta."""
         ml = shuffle(self.timer(), ACC_BITS)
         if self.mem is not None:
             for _ in range(MEM_ACCESSLOOPS + ml):
@@ -201,9 +180,8 @@ class Collector:
         delta = (t - self.prev) & M64
         self.prev = t
         fl = shuffle(self.timer(), FOLD_BITS)
-        bit = fold(delta, fl)
-        self.trace.append((t, delta, ml, fl, bit))
-        return delta, bit
+        self.trace.append((t, delta, ml, fl))
+        return delta
 
     def stuck(self, delta):
         d2 = (self.ld - delta) & M64
@@ -212,68 +190,71 @@ class Collector:
         return delta == 0 or d2 == 0 or d3 == 0
 
     def sample(self):
-        delta, bit = self.measure()
+        """A measurement, its stuck test and the health tests' verdict on
+        it: (level, delta, stuck)."""
+        delta = self.measure()
         st = self.stuck(delta)
-        return self.health.insert(delta), bit, st
+        return self.health.insert(delta), delta, st
 
-    def pair(self):
-        """(level, the bit or None).  The first pair of a block (spanned:
-        its stuck tests span the block's priming measurement) makes its
-        bit but does not set the count of misses back."""
-        spanned, self.spanned = self.spanned, False
-        lv, a, sa = self.sample()
-        if lv:
-            return lv, None
-        lv, b, sb = self.sample()
-        if lv:
-            return lv, None
-        if not sa and not sb and a != b:
-            if not spanned:
-                self.health.vn = 0
-            return OK, a
-        self.health.vn += 1
-        return level(self.health.vn, VN_CUT, VN_CUT_PERM), None
-
-    def unbiased_bit(self):
+    def counted_sample(self):
+        """Samples until one counts (not stuck, the collector's priming
+        over): (OK, its delta), or (level, None) at the first health
+        failure: the sample's own verdict, or the count of stuck samples
+        in a row at a cutoff.  A sample that is not stuck sets the count
+        back, unless its stuck test spans the block's priming measurement
+        (the first two samples of a block)."""
+        h = self.health
         while True:
-            lv, bit = self.pair()
+            lv, delta, st = self.sample()
             if lv:
                 return lv, None
-            if self.priming:                # a priming pair: no bit taken
+            if st:
+                h.stuck_run += 1
+                lv = level(h.stuck_run, STUCK_CUT, STUCK_CUT_PERM)
+            elif not self.spanned:
+                h.stuck_run = 0
+            if self.spanned:
+                self.spanned -= 1
+            counted = not st and not self.priming
+            if self.priming:
                 self.priming -= 1
-                continue
-            if bit is not None:
-                return OK, bit
-
-    def word(self):
-        for _ in range(64 * self.osr):
-            lv, bit = self.unbiased_bit()
             if lv:
                 return lv, None
-            self.data = lfsr(self.data, bit)
-        self.data = stir(self.data)
-        return OK, self.data
+            if counted:
+                return OK, delta
 
     def gen_block(self):
-        self.measure()                      # the block's priming: only sets prev
-        self.spanned = True
-        msg = self.block
-        for _ in range(BLOCK_WORDS):
-            lv, w = self.word()
-            if lv:
-                return lv
-            msg += w.to_bytes(8, "little")
-        self.block = hashlib.sha3_256(msg).digest()
-        return OK
+        """One priming measurement (nothing sees its delta), then osr
+        rounds: the hash input is the chaining block and BLOCK_SAMPLES
+        counted deltas, 8 bytes each, least significant first; its
+        SHA3-256 is the new block.  The input is wiped whatever happens."""
+        self.measure()
+        self.spanned = 2
+        lv = OK
+        try:
+            for _ in range(self.osr):
+                self.inp[:BLOCK_BYTES] = self.block
+                for n in range(BLOCK_SAMPLES):
+                    lv, delta = self.counted_sample()
+                    if lv:
+                        return lv
+                    at = BLOCK_BYTES + 8 * n
+                    self.inp[at:at + 8] = delta.to_bytes(8, "little")
+                if self.hash_fails:
+                    return HASH_FAILURE
+                self.block = hashlib.sha3_256(bytes(self.inp)).digest()
+            return OK
+        finally:
+            self.inp[:] = bytes(IN_BYTES)
 
     def reset(self):
-        """After a failure: the pool and the chaining block are cleared; the
-        health counters and the stuck test's history go on."""
-        self.data = 0
+        """After a failure: the chaining block is cleared; the health
+        counters and the stuck test's history go on."""
         self.block = bytes(BLOCK_BYTES)
 
     def read(self, n):
-        """(return code, bytes): 0 and n bytes, or -2 / -3 and n zero bytes."""
+        """(return code, bytes): 0 and n bytes, or -1 (the hash failed),
+        -2 or -3 (a health failure) and n zero bytes."""
         if self.failed:
             return -3, bytes(n)
         out = b""
@@ -284,21 +265,23 @@ class Collector:
                 if lv == PERMANENT:
                     self.failed = True
                     return -3, bytes(n)
-                return -2, bytes(n)
+                return (-2 if lv == INTERMITTENT else -1), bytes(n)
             out += self.block[:n - len(out)]
         return 0, out
 
     def state(self):
         h = self.health
-        return {"data": self.data, "block": self.block.hex(), "prev": self.prev,
+        return {"block": self.block.hex(), "prev": self.prev,
                 "ld": self.ld, "ld2": self.ld2, "loc": self.loc, "osr": self.osr,
                 "rct_last": h.rct_last, "rct_run": h.rct_run,
                 "apt_base": h.apt_base, "apt_count": h.apt_count,
-                "apt_seen": h.apt_seen, "vn": h.vn, "spanned": int(self.spanned),
+                "apt_seen": h.apt_seen, "stuck_run": h.stuck_run,
+                "priming": self.priming, "spanned": self.spanned,
                 "lag": ",".join(str(x) for x in h.lag_hist + h.lag_score +
                                 [h.lag_best, h.lag_run, h.lag_count, h.lag_seen]),
                 "failed": int(self.failed),
                 "reads": self.timer.reads,
+                "in": self.inp.hex(),
                 "mem": self.mem.hex() if self.mem is not None else "none"}
 
 
@@ -313,7 +296,7 @@ def startup(timer):
     old = 0
     for i in range(WARMUP + SAMPLES):
         prev = ec.prev
-        delta, _ = ec.measure()
+        delta = ec.measure()
         st = ec.stuck(delta)
         zero_time |= ec.prev == 0
         zero_delta |= delta == 0

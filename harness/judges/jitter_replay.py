@@ -215,7 +215,10 @@ def deltas_segments(deltas):
 
 # The two induced failures: a good start (pseudo-random deltas), then a
 # fault.  Deterministic, so that every build draws the same curves.
-GOOD = 6000         # measurements before the fault: a read succeeds first
+# A new collector's first read of 32 bytes takes 1 + FIRST_PRIMING +
+# BLOCK_SAMPLES = 385 measurements (more with stuck ones); 400 good ones
+# let exactly that read succeed, and the fault fails the second.
+GOOD = 400          # measurements before the fault: one read succeeds first
 SHOWN_BEFORE = 200  # raw samples drawn before the fault
 
 

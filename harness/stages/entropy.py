@@ -18,9 +18,9 @@ For each, build/entropy/<source>/ gets deltas.bin (N consecutive raw
 samples, 64-bit little-endian), raw.bin (their low 8 bits, one per byte:
 NIST's format), restart-deltas.bin and restart.bin (R restarts x L
 samples, row after row), collect.json, assessment.json (the assessor on
-raw.bin with restart.bin, H_I claimed as assessed); for our design also
-fold.bin and vn.bin (the folded bits and the unbiased bits, one per byte)
-with fold.json and vn.json.  Then build/entropy/summary.json (the book and
+raw.bin with restart.bin, against the claim of the source's environment);
+where the kernel's output blocks were recorded (entropy_uml), also
+blocks-bits.bin and blocks-bits.json.  Then build/entropy/summary.json (the book and
 make check read it), build/entropy/figures/*.json, and the checks (--json,
 a JSON list).  User-space collectors run one at a time and before
 anything else, so that nothing else loads the CPU while they time it.
@@ -50,9 +50,7 @@ from .plan import BASE_APPEND
 OUT = config.build("entropy")
 SOURCES = ("ours-user", "ours-user-fixed", "pristine-user", "ours-kernel", "ours-uml",
            "ours-uml-fixed", "ours-uml-tsc", "ours-uml-tsc-fixed")
-VN_BITS = 1000000           # unbiased bits assessed for our design's chain
 PAST_PRIMING = 64           # restart columns after the priming ones shown with them
-VN_SAMPLES = 6000000        # raw samples that yield them (4 to 8 per bit)
 GUEST_TIMEOUT = 3600
 REBOOT_TIMEOUT = 600        # a KVM boot that records one restart
 
@@ -62,15 +60,6 @@ def say(msg):
 
 
 # --------------------------------------------------------------- collecting
-
-def seq_samples(name, args):
-    """Consecutive samples to collect: enough for VN_BITS unbiased bits
-    for our design on the real CPU (user space and UML), the asked number
-    otherwise (6.1's core, and TCG, which no claim rests on)."""
-    if ec.base_of(name) in ("ours-user",) + tuple(entropy_uml.VARIANT):
-        return max(args.samples, VN_SAMPLES)
-    return args.samples
-
 
 def collect_user(name, args, sdir):
     """Run one user-space collector; its collect.json."""
@@ -82,7 +71,7 @@ def collect_user(name, args, sdir):
     cmd, hcmd = ec.kernel_cmd(), ec.sha3_cmd()
     exe = ec.build(ec.base_of(name), bindir, pdir, kernel_cmd=cmd, sha3_cmd=hcmd)
     flags, differs = ec.kernel_object_flags(cmd)
-    n = seq_samples(name, args)
+    n = args.samples
     p = ec.priming_of(name)
     say(f"{name}: {n:,} consecutive raw samples, then {args.restarts} restarts x "
         f"{p} + {args.len} ({os.path.relpath(exe, config.TOP)})")
@@ -261,26 +250,19 @@ def write_bytes(path, data):
 
 
 def derive(name, meta, args, sdir):
-    """raw.bin, restart.bin and (our design) fold.bin, vn.bin; the deltas
-    described.  deltas.bin keeps the first N samples only."""
+    """raw.bin, restart.bin and, where the kernel's output blocks were
+    recorded, blocks-bits.bin; the deltas described.  deltas.bin keeps the
+    first N samples only."""
     path = os.path.join(sdir, "deltas.bin")
     d = ed.read_deltas(path)
     if len(d) < args.samples:
         raise ed.DataError(f"{path}: {len(d)} deltas, expected {args.samples}")
     jobs = []
-    if meta["design"] == "ours":
-        if len(d) > args.samples or not os.path.exists(os.path.join(sdir, "vn.bin")):
-            vn = ed.vn_bits(d, ec.priming_of(name))[:VN_BITS]
-            write_bytes(os.path.join(sdir, "vn.bin"), vn)
-            meta["vn"] = {"bits": len(vn), "from_samples": len(d)}
-        write_bytes(os.path.join(sdir, "fold.bin"), ed.fold_bits(d[:args.samples]))
-        jobs += [("fold", 1), ("vn", 1)]
-    for stem in ("words", "blocks"):       # the conditioning's outputs, recorded
-        src = os.path.join(sdir, f"{stem}.bin")
-        if os.path.exists(src):
-            with open(src, "rb") as f:
-                write_bytes(os.path.join(sdir, f"{stem}-bits.bin"), ed.item_bits(f.read()))
-            jobs.append((f"{stem}-bits", 1))
+    src = os.path.join(sdir, "blocks.bin")  # the conditioning's output, recorded
+    if os.path.exists(src):
+        with open(src, "rb") as f:
+            write_bytes(os.path.join(sdir, "blocks-bits.bin"), ed.item_bits(f.read()))
+        jobs.append(("blocks-bits", 1))
     rec = (meta.get("conditioning") or {}).get("strides")
     if rec:
         with open(os.path.join(sdir, "strides.bin"), "rb") as f:
@@ -294,7 +276,7 @@ def derive(name, meta, args, sdir):
         write_bytes(path, d.tobytes())
     write_bytes(os.path.join(sdir, "raw.bin"), ed.symbols(d))
     # Each restart's row starts with the new collector's priming samples,
-    # which yield no bit: SP 800-90B 3.1.4's matrix is of the samples after
+    # which are not counted: SP 800-90B 3.1.4's matrix is of the samples after
     # them (the chapter "entropy evidence" argues it).
     p = ec.priming_of(name)
     if (meta.get("restart") or {}).get("priming", 0) != p:
@@ -370,8 +352,7 @@ def run(args):
             if name == "ours-kernel":
                 metas[name] = collect_kernel(args, sdir)
             elif ec.base_of(name) in entropy_uml.VARIANT:
-                metas[name] = entropy_uml.collect(name, args, sdir,
-                                                  seq_samples(name, args))
+                metas[name] = entropy_uml.collect(name, args, sdir)
             else:
                 metas[name] = collect_user(name, args, sdir)
             metas[name]["when"] = datetime.datetime.now(
@@ -435,9 +416,7 @@ def analyse(names, metas, errors, args, started):
         health = eh.false_positives(arrays[name])
         sources[name] = er.source_summary(
             name, metas[name], ed.describe(arrays[name]), results.get((name, "raw")),
-            health, {"fold": results.get((name, "fold")), "vn": results.get((name, "vn")),
-                     "words": results.get((name, "words-bits")),
-                     "blocks": results.get((name, "blocks-bits"))})
+            health, {"blocks": results.get((name, "blocks-bits"))})
     summary = {"schema": 1, "started": started, "code": er.code_claims(),
                "sources": sources,
                "params": {"samples": args.samples, "restarts": args.restarts,

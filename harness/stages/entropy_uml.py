@@ -20,12 +20,13 @@ nothing else of the harness running, and every boot's logs are kept
 under build/entropy/<source>/boots/.  The start-up line each boot's
 Jitter RNG printed when it loaded is read back and counted.
 
-The sources of the time stamp counter make one boot more, between the
-two (cond_boot): the conditioning's outputs as the kernel produces them
-(WORDS pool words and BLOCKS output blocks, SP 800-90B 3.1.5), and, for
-the source as shipped, the two-sample test of the recording's cost:
-STRIDE_ROWS rows of STRIDE_LEN raw samples, recorded alternately with a
-store after every sample and with every STRIDE-th sample kept.
+The source of the time stamp counter as shipped (ours-uml-tsc, not its
+-fixed twin) makes one boot more, between the two (cond_boot): the
+conditioning's output as the kernel produces it (BLOCKS output blocks,
+SP 800-90B 3.1.5, assessed for insight), and the two-sample test of the
+recording's cost: STRIDE_ROWS rows of STRIDE_LEN raw samples, recorded
+alternately with a store after every sample and with every STRIDE-th
+sample kept.
 """
 
 import os
@@ -44,10 +45,9 @@ APPEND = ("panic=-1 random.trust_cpu=off random.trust_bootloader=off "
           "conform.mode=entropy conform.end=poweroff")
 BOOT_TIMEOUT = 60           # a boot that records one restart
 SEQ_TIMEOUT = 3600          # the boot that records the consecutive samples
-WORDS = 16000               # pool words: 1,024,000 bits (SP 800-90B 3.1.5.2)
 BLOCKS = 1000               # output blocks: 256,000 bits
 STRIDE_ROWS, STRIDE_LEN, STRIDE = 40, 25000, 3
-PARTS = ("seq", "restart", "words", "blocks", "strides")   # the guest's order
+PARTS = ("seq", "restart", "blocks", "strides")   # the guest's order
 REFUSED = "the kernel refused the recording"   # the guest's words (entropy.c)
 STARTUP = re.compile(r"jitterentropy: start-up test (passed|failed) \((-?\d+)\)")
 
@@ -116,7 +116,8 @@ def collect(name, args, sdir, samples=None):
     files.write_bytes(os.path.join(sdir, "deltas.bin"), data["seq"])
     seq = parts["seq"]
     startups = [start]
-    cond = cond_boot(name, linux, rd, bdir, shuffle, sdir) if "tsc" in name else None
+    cond = (cond_boot(name, linux, rd, bdir, shuffle, sdir)
+            if ec.base_of(name) == "ours-uml-tsc" and not fixed else None)
     if cond:
         startups.append(cond.pop("startup"))
     p = ec.priming_of(name)
@@ -154,27 +155,19 @@ def collect(name, args, sdir, samples=None):
 
 
 def cond_boot(name, linux, rd, bdir, shuffle, sdir):
-    """The boot that records the conditioning's outputs (words.bin,
-    blocks.bin: 64-bit items) and, for a source as shipped, the
-    two-sample rows of the recording's cost (strides.bin); what it
-    recorded, and its start-up line."""
-    fixed = name.endswith(ec.FIXED)
-    blocks, rows = (0, 0) if fixed else (4 * BLOCKS, STRIDE_ROWS)
-    say(f"{name}: one boot for {WORDS:,} pool words"
-        + ("" if fixed else f", {BLOCKS:,} output blocks and {rows} rows of "
-           f"{STRIDE_LEN:,} raw samples at strides 1 and {STRIDE}"))
+    """The boot that records the conditioning's output (blocks.bin: 64-bit
+    items, four a block) and the two-sample rows of the recording's cost
+    (strides.bin); what it recorded, and its start-up line."""
+    say(f"{name}: one boot for {BLOCKS:,} output blocks and {STRIDE_ROWS} rows of "
+        f"{STRIDE_LEN:,} raw samples at strides 1 and {STRIDE}")
     parts, data, start, _ = one_boot(
         linux, rd, os.path.join(bdir, "cond"),
         f"{APPEND}{shuffle} conform.entropy_samples=0 conform.entropy_restarts=0 "
-        f"conform.entropy_words={WORDS} conform.entropy_blocks={blocks} "
-        f"conform.entropy_strides={rows} conform.entropy_stride_len={STRIDE_LEN} "
+        f"conform.entropy_blocks={4 * BLOCKS} "
+        f"conform.entropy_strides={STRIDE_ROWS} conform.entropy_stride_len={STRIDE_LEN} "
         f"conform.entropy_stride={STRIDE}", SEQ_TIMEOUT)
-    out = {"startup": start, "words": WORDS}
-    for part in ("words", "blocks", "strides"):
+    for part in ("blocks", "strides"):
         if part in data and data[part]:
             files.write_bytes(os.path.join(sdir, f"{part}.bin"), data[part])
-    if blocks:
-        out["blocks"] = BLOCKS
-    if rows:
-        out["strides"] = {"rows": rows, "len": STRIDE_LEN, "stride": STRIDE}
-    return out
+    return {"startup": start, "blocks": BLOCKS,
+            "strides": {"rows": STRIDE_ROWS, "len": STRIDE_LEN, "stride": STRIDE}}

@@ -39,16 +39,16 @@ SECTIONS = (("boundary", "The entropy source and its boundary"),
             ("provenance", "Where the figures come from"))
 DIAGRAM = """\
  +------------------- entropy source boundary: jitterentropy_rng ---------------+
- | noise source: execution time of 129-256 memory accesses and 1-16 folds (-O0), |
+ | noise source: execution time of 129-256 memory accesses and 1-16 folds (-O0),|
  |   timed by random_get_entropy()                                              |
  |        |                                                                     |
  |        v                                                                     |
- | raw sample: 64-bit time delta ----------> health tests: RCT, APT, lag         |
- |        |                                  predictor, von Neumann bound;       |
- |        v                                  start-up test on 1024 samples       |
- | stuck test, fold, von Neumann, LFSR, stir (non-vetted conditioning)           |
+ | raw sample: 64-bit time delta ----------> health tests: RCT, APT, lag        |
+ |        |                                  predictor, stuck bound;            |
+ |        v                                  start-up test on 1024 samples      |
+ | stuck test: a selection; a counted sample is one not stuck                   |
  |        v                                                                     |
- | SHA3-256 of {words} pool words and the previous block (vetted conditioning)        |
+ | SHA3-256 of {samples} counted deltas and the previous block (vetted)               |
  +--------|---------------------------------------------------------------------+
           v
    256-bit output block -> crypto_rng_get_bytes("jitterentropy_rng") -> DRBG seed
@@ -77,7 +77,8 @@ def boundary_md(data, code):
         "noise source (SP 800-90B 2.2) with its conditioning and health tests inside "
         "one boundary: the kernel's address space.  Its output leaves through the "
         "crypto API alone; the DRBG seeds from it.", "",
-        "```", DIAGRAM.rstrip("\n").replace("{words}", str(code["block_words"])), "```", ""]
+        "```", DIAGRAM.rstrip("\n").replace("{samples}", str(code["block_samples"])),
+        "```", ""]
 
 
 def raw_md(data, code):
@@ -87,8 +88,8 @@ def raw_md(data, code):
         "stuck test and the health tests.  It is assessed as an 8-bit symbol, its low "
         "8 bits, which can only under-state its entropy.  A block's priming "
         "measurement is not a raw sample.  A new collector's first 64 raw samples "
-        "are its priming samples: the stuck test and the health tests see them, no "
-        "bit is made from them, and the restart matrix is of the samples after "
+        "are its priming samples: the stuck test and the health tests see them, "
+        "none of them is counted, and the restart matrix is of the samples after "
         "them.", ""]
 
 
@@ -140,16 +141,17 @@ def health_md(data, code):
             ["lag predictor (4.5)", f"{code['lag_run'][0]} / {code['lag_run'][1]} run, "
              f"{code['lag_count'][0]} / {code['lag_count'][1]} count",
              f"window {code['lag_window']}, history {code['lag_history']}"],
-            ["von Neumann bound (4.5)", f"{code['vn'][0]} / {code['vn'][1]}",
-             "misses in a row; needs q >= 1/8"]]
+            ["stuck bound (4.5)", f"{code['stuck'][0]} / {code['stuck'][1]}",
+             "stuck samples in a row; needs q >= 1/8"]]
     fp = []
     for n, s in data["sources"].items():
         h = s.get("health")
         if s.get("error") or not h or s.get("design") != "ours":
             continue
         fp.append([f"`{n}`"] + [f"{h[k]['fires']} ({h[k]['estimate']:.3g})"
-                                for k in ("rct", "apt", "lag", "vn")]
-                  + [f(h["vn"].get("yield"))])
+                                if k in h else "not measured"
+                                for k in ("rct", "apt", "lag", "stuck")]
+                  + [f((h.get("stuck") or {}).get("yield"))])
     return section(*SECTIONS[4]) + [
         f"Cutoffs (intermittent / permanent, alpha = 2^-{code['alpha_exp'][0]} / "
         f"2^-{code['alpha_exp'][1]}) derived from the claim of {code['h_claim']:g} bit "
@@ -158,8 +160,8 @@ def health_md(data, code):
         rows(["test", "cutoffs", "what it counts"], body) + [
         "Measured on each source's 1,000,000 samples: times each test fired, with "
         "the false-positive rate per sample estimated from the data, and the share "
-        "q of pairs that yield an unbiased bit.", ""] + rows(
-        ["source", "RCT", "APT", "lag", "von Neumann", "q"], fp)
+        "q of samples that are not stuck.", ""] + rows(
+        ["source", "RCT", "APT", "lag", "stuck bound", "q"], fp)
 
 
 def startup_md(data, code):
@@ -179,24 +181,23 @@ def startup_md(data, code):
 
 def conditioning_md(data, code, acvp):
     sha3 = [s for s in (acvp or {}).get("sets", []) if "SHA3" in s.get("algorithm", "")]
+    old = book_entropy.earlier_design(data)
     out = section(*SECTIONS[6]) + [
-        f"Non-vetted (3.1.5.2): per 64-bit pool word, the stuck test, the fold, von "
-        f"Neumann unbiasing, the LFSR and the stir; credited min(Output_Entropy, "
-        f"0.999 x 64, 64 h'), h' the lower of the unbiased bits' and the pool "
-        f"words' (recorded from the kernel, where they were).  Vetted (3.1.5.1.1): "
-        f"SHA3-256 of {code['block_words']} words and the previous block, "
-        f"Output_Entropy of 3.1.5.1.2; full entropy when {code['needed']} bits go in.",
-        ""]
-    measured = [[n, f((s.get("vn") or {}).get("assessed")),
-                 f((s.get("words") or {}).get("assessed")),
-                 f((s.get("blocks") or {}).get("assessed")),
-                 f(((s.get("chain") or {}).get("summary") or {}).get("h_in_block"), 1)]
+        f"One component, vetted (3.1.5.1.1): SHA3-256 of the previous block and "
+        f"{code['block_samples']} counted deltas, 8 bytes each; each counted delta "
+        f"is credited with the validated *H* per raw sample, at most the claim, and "
+        f"the previous block with nothing; Output_Entropy of 3.1.5.1.2, full entropy "
+        f"when {code['needed']} bits go in (SP 800-90C).  The stuck test conditions "
+        f"nothing: it only selects the samples that are counted.", ""]
+    measured = [[n, f((s.get("blocks") or {}).get("assessed")),
+                 f(None if old else ((s.get("chain") or {}).get("summary") or {})
+                   .get("h_in_block"), 1)]
                 for n, s in data.get("sources", {}).items()
-                if s.get("words") or s.get("blocks")]
+                if not s.get("error") and s.get("design") == "ours"
+                and claims.credited(n)]
     if measured:
-        out += rows(["source", "h' unbiased bits", "h' pool words (recorded)",
-                     "h' output blocks (recorded)", "bits into SHA3-256 per block"],
-                    measured)
+        out += rows(["source", "h' output blocks (recorded, for insight)",
+                     "bits into SHA3-256 per block"], measured)
     if sha3:
         out += rows(["ACVP set", "test cases answered", "claimed", "validation"],
                     [[s["name"], f(s["answered"]), f(s["claimed"]),
@@ -208,9 +209,12 @@ def conditioning_md(data, code, acvp):
 
 
 def output_md(data, code):
+    old = book_entropy.earlier_design(data)
     body = [[e["title"], f(e["claim"], 3) if e["claim"] else "none",
-             f(((data.get("claims") or {}).get(k) or {}).get("credited_bits"), 1),
-             f(((data.get("claims") or {}).get(k) or {}).get("full_entropy"))]
+             f(None if old else ((data.get("claims") or {}).get(k) or {})
+               .get("credited_bits"), 1),
+             f(None if old else ((data.get("claims") or {}).get(k) or {})
+               .get("full_entropy"))]
             for k, e in claims.ENVIRONMENTS.items() if e["credited"]]
     return section(*SECTIONS[7]) + [
         "Each 256-bit output block is credited with the entropy the chain gives it "
@@ -221,7 +225,8 @@ def output_md(data, code):
         body) + rows(["DRBG strength", "instantiate (bits of entropy)",
                       "reseed (bits of entropy)"],
                      [[r["strength_bits"], f(r["instantiate_bits"], 1),
-                       f(r["reseed_bits"], 1)] for r in data.get("drbg", [])])
+                       f(r["reseed_bits"], 1)]
+                      for r in ([] if old else data.get("drbg", []))])
 
 
 def provenance_md(data, prov):
@@ -232,7 +237,10 @@ def provenance_md(data, prov):
         f"{data.get('started', '?')}, on {data.get('host', {}).get('cpu_model', '?')}); "
         + ("its inputs are this tree's." if prov["current"] else
            "**its inputs are not this tree's: the figures are of an earlier version**."),
-        ""]
+        ""] + (["The record is of an earlier design of the core, which extracted bits "
+                "from the deltas into pool words; its conditioning and credit are not "
+                "this design's, and are shown as not measured.", ""]
+               if book_entropy.earlier_design(data) else [])
 
 
 def markdown(data, prov, acvp):

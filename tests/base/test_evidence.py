@@ -295,6 +295,30 @@ class EntropyRecordTest(unittest.TestCase):
             rep, prov = evidence.load("entropy", top)
             self.assertEqual((prov["source"], prov["current"]), ("evidence", True))
 
+    def test_the_history_of_earlier_designs_is_left_alone(self):
+        """evidence/history/ (kept by hand: runs of earlier designs of the
+        core) is no record's: keeping the entropy run neither removes nor
+        changes it, and the manifest does not name it."""
+        with tempfile.TemporaryDirectory() as top:
+            tree(top)
+            self.run_dir(top)
+            write(top, "evidence/history/von-neumann-2026-12-06.json", '{"code": {}}')
+            evidence.record("entropy", top)
+            with open(os.path.join(top, "evidence/history/von-neumann-2026-12-06.json")) as f:
+                self.assertEqual(f.read(), '{"code": {}}')
+            self.assertFalse(any("history" in json.dumps(e)
+                                 for e in evidence.manifest(top).values()))
+        for rec in evidence.RECORDS.values():
+            self.assertNotIn("history", json.dumps(rec))
+
+    def test_no_pool_words_or_unbiased_bits_are_kept(self):
+        """The record keeps the raw samples' and the output blocks' files;
+        the earlier design's derived bits (fold, vn, words) are gone."""
+        rec = json.dumps(evidence.RECORDS["entropy"])
+        for gone in ("fold", "vn.", "words"):
+            self.assertNotIn(gone, rec)
+        self.assertIn("*/blocks-bits.json", evidence.RECORDS["entropy"]["keep"])
+
     def test_a_partial_run_is_refused(self):
         """make check's four sources are not the record of make entropy."""
         with tempfile.TemporaryDirectory() as top:

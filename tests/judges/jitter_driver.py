@@ -122,7 +122,7 @@ def parse_state(line):
     out = {}
     for kv in line.split()[1:]:
         k, v = kv.split("=", 1)
-        out[k] = v if k in ("block", "mem", "lag") else int(v)
+        out[k] = v if k in ("block", "mem", "lag", "in") else int(v)
     return out
 
 
@@ -140,8 +140,8 @@ def jittery(seed, base=None, spread=None):
 
 def priming_deltas(n=model.FIRST_PRIMING):
     """Deltas for a new collector's priming samples, which the health
-    tests and the stuck test see but no bit comes from: all distinct, none
-    stuck (the second difference is 26), and far above the deltas the
+    tests and the stuck test see but which are not counted: all distinct,
+    none stuck (the second difference is 26), and far above the deltas the
     tests choose, so that they start no repetition, no APT match and no
     lag match of a test's own deltas."""
     return [1000003 + 13 * i * i + 5 * i for i in range(n)]
@@ -162,8 +162,11 @@ def deltas_timer(deltas, t0=1000, priming=1, prime=True):
     return t0, [("inc", x & M64) for x in incs]
 
 
-def compare_read(test, t0, segs, lengths, osr=1, flags=0, arch="64", trace=True):
-    """Run reads of the given lengths in the C and the model; compare all."""
+def compare_read(test, t0, segs, lengths, osr=1, flags=0, arch="64", trace=True,
+                 after_read=None):
+    """Run reads of the given lengths in the C and the model; compare all
+    (after_read(i, ec, c_state) is called after read i, once the model's
+    state was found equal to the C's)."""
     cmds = timer_lines(t0, segs) + [f"trace {int(trace)}", f"new {osr} {flags}"]
     for n in lengths:
         cmds += [f"read {n}", "state"]
@@ -182,6 +185,8 @@ def compare_read(test, t0, segs, lengths, osr=1, flags=0, arch="64", trace=True)
         test.assertEqual(chex, data.hex(), f"read {i} ({n} bytes): output")
         test.assertEqual(guard, "guard=a5", "the core wrote past the buffer")
         test.assertEqual(states[i], ec.state(), f"state after read {i}")
+        if after_read:
+            after_read(i, ec, states[i])
         results.append((ret, data))
     if trace:
         test.assertEqual(traces(out), ec.trace, "measurements differ")

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The judges of make entropy (harness/judges/entropy_*.py): the SP 800-90B
-formulas, the data derived from raw samples (the unbiased bits against the
+formulas, the data derived from raw samples (the stuck test against the
 model of the core), the health tests' false-positive count, the chain to
 an output block, and the checks make check takes from a summary.
 """
@@ -60,8 +60,8 @@ class MathTest(unittest.TestCase):
                          [model.APT_CUT, model.APT_CUT_PERM])
         self.assertEqual([em.lag_run_cutoff(1, a, n) for a in (30, 60)],
                          [model.LAG_RUN_CUT, model.LAG_RUN_CUT_PERM])
-        self.assertEqual([em.vn_cutoff(1 / 8, a) for a in (30, 60)],
-                         [model.VN_CUT, model.VN_CUT_PERM])
+        self.assertEqual([em.stuck_cutoff(1 / 8, a) for a in (30, 60)],
+                         [model.STUCK_CUT, model.STUCK_CUT_PERM])
 
     def test_cutoffs_shrink_with_entropy(self):
         """More entropy per sample, tighter cutoffs; the RCT's by 4.4.1."""
@@ -78,41 +78,44 @@ class MathTest(unittest.TestCase):
 class DataTest(unittest.TestCase):
     """What is derived from the raw deltas."""
 
-    def test_vn_bits_are_the_cores(self):
-        """The unbiased bits entropy_data.vn_bits() makes from a stream of
-        raw samples, after a new collector's priming samples, are exactly
-        the bits the model's core feeds its LFSR, over several blocks of a
-        jittery timer with stuck samples."""
+    def test_stuck_flags_are_the_cores(self):
+        """entropy_data.stuck_flags() over a stream of raw samples is the
+        model core's stuck test on the same samples, over several blocks of
+        a jittery timer with stuck samples (each block's priming
+        measurement, which is no raw sample, in between); and the deltas
+        the core counts and hashes are exactly the raw samples after the
+        priming samples that stuck_flags() finds not stuck."""
         rnd = random.Random(41)
         deltas = [rnd.choice((700, 700, 701, 903, 1109)) if rnd.random() < .2
-                  else rnd.randrange(500, 3000) for _ in range(30000)]
+                  else rnd.randrange(500, 3000) for _ in range(3000)]
         ec = model.Collector(model.Timer(*deltas_timer(deltas)))
-        raw, fed = [], []
-        sample, lfsr = ec.sample, model.lfsr
+        raw, flags, counted = [], [], []
+        sample, counted_sample = ec.sample, ec.counted_sample
 
         def recording_sample():
-            lv, bit, st = sample()
-            raw.append(ec.trace[-1][1])
-            return lv, bit, st
-        ec.sample = recording_sample
-        model.lfsr = lambda data, bit: (fed.append(bit), lfsr(data, bit))[1]
-        try:
-            self.assertEqual(ec.read(96)[0], 0)
-        finally:
-            model.lfsr = lfsr
-        self.assertEqual(len(fed), 3 * model.BLOCK_WORDS * 64)
-        self.assertEqual(len(raw) % 2, 0)
-        self.assertEqual(list(ed.vn_bits(stream(raw), model.FIRST_PRIMING)), fed)
-        # the priming samples are recorded but yield no bit
-        self.assertNotEqual(list(ed.vn_bits(stream(raw))), fed)
-        with self.assertRaises(ValueError):
-            ed.vn_bits(stream(raw), 3)
+            lv, delta, st = sample()
+            raw.append(delta)
+            flags.append(bool(st))
+            return lv, delta, st
 
-    def test_symbols_fold_and_stuck(self):
+        def recording_counted():
+            lv, delta = counted_sample()
+            if not lv:
+                counted.append(delta)
+            return lv, delta
+        ec.sample, ec.counted_sample = recording_sample, recording_counted
+        self.assertEqual(ec.read(96)[0], 0)
+        self.assertEqual(len(counted), 3 * model.BLOCK_SAMPLES)
+        self.assertTrue(any(flags) and not all(flags))
+        found = [bool(x) for x in ed.stuck_flags(stream(raw))]
+        self.assertEqual(found, flags)
+        self.assertEqual([d for i, d in enumerate(raw)
+                          if i >= model.FIRST_PRIMING and not found[i]], counted)
+
+    def test_symbols_and_stuck(self):
         d = stream([0x1FF, 0x100, 3, 3, 5, 7, 2 ** 64 - 1])
         self.assertEqual(ed.symbols(d), bytes([0xFF, 0, 3, 3, 5, 7, 0xFF]))
         self.assertEqual(ed.symbols(d, 4), bytes([0xF, 0, 3, 3, 5, 7, 0xF]))
-        self.assertEqual(ed.fold_bits(d), bytes([1, 1, 0, 0, 0, 1, 0]))
         # 3, 3: a repeat; 3, 5, 7: a constant step
         self.assertEqual(list(ed.stuck_flags(d)), [False, False, False, True, False,
                                                    True, False])
@@ -146,8 +149,10 @@ class HealthFalsePositiveTest(unittest.TestCase):
     def test_good_stream_fires_nothing(self):
         rnd = random.Random(43)
         h = eh.false_positives(stream(rnd.randrange(500, 5000) for _ in range(20000)))
-        self.assertEqual([h[k]["fires"] for k in ("rct", "apt", "lag", "vn")], [0] * 4)
+        self.assertEqual([h[k]["fires"] for k in ("rct", "apt", "lag", "stuck")], [0] * 4)
         self.assertLess(h["rct"]["estimate"], h["alpha"])
+        self.assertGreater(h["stuck"]["yield"], 0.99)
+        self.assertLess(h["stuck"]["estimate"], h["alpha"])
 
     def test_faults_fire_the_right_test(self):
         rnd = random.Random(44)
@@ -158,36 +163,70 @@ class HealthFalsePositiveTest(unittest.TestCase):
         self.assertGreater(period["lag"]["fires"], 0)
         self.assertEqual(period["rct"]["fires"], 0)
         self.assertEqual(period["apt"]["fires"], 0)
+        self.assertEqual(period["stuck"]["fires"], 0)
+
+    def test_a_constant_step_fires_the_stuck_bound(self):
+        """Deltas that grow by a constant step: all stuck, none equal; the
+        RCT never fires, the stuck bound does, from its cutoff on, and its
+        permanent cutoff too; q is the share of samples not stuck."""
+        rnd = random.Random(45)
+        good = [rnd.randrange(500, 5000) for _ in range(2000)]
+        run = 400
+        h = eh.false_positives(stream(good + [1000 + 3 * i for i in range(run)] + good))
+        self.assertEqual(h["rct"]["fires"], 0)
+        # the first two deltas of the step are not stuck yet (their second
+        # differences are not zero), the rest are
+        longest = run - 2
+        self.assertEqual(h["stuck"]["max_run"], longest)
+        self.assertEqual(h["stuck"]["fires"], longest - model.STUCK_CUT + 1)
+        self.assertEqual(h["stuck"]["fires_permanent"], longest - model.STUCK_CUT_PERM + 1)
+        self.assertAlmostEqual(h["stuck"]["yield"], 1 - ed.stuck_flags(
+            stream(good + [1000 + 3 * i for i in range(run)] + good)).mean())
 
 
 class ChainTest(unittest.TestCase):
     """SP 800-90B 3.1.5 from the raw sample to a block."""
 
-    def test_five_words_never_reach_320(self):
-        """Even perfect unbiased bits (h' = 1) in five words give SHA3-256
-        less than 256 + 64 bits, because a non-vetted word is worth at most
-        0.999 x 64; seven words reach it from h' = 5/7 on, ten from 1/2."""
-        _, five = chain.ours(6.0, 0.5, 1.0, 1500, words=5)
-        self.assertFalse(five["full_entropy"])
-        self.assertLess(five["h_in_block"], 320)
-        s7, seven = chain.ours(6.0, 0.5, 5 / 7 + 1e-9, 2200, words=7)
-        self.assertTrue(seven["full_entropy"])
-        s_short, short = chain.ours(6.0, 0.5, 0.7, 2200, words=7)
+    def test_320_counted_samples_at_one_bit_are_full_entropy(self):
+        """A block of the core's 320 counted samples, each credited with
+        H = 1 bit, puts 320 bits into SHA3-256: 256 + 64, full entropy
+        (SP 800-90C).  319 do not: one bit short of the rule.  256, 6.1's
+        count without fips=1, are not even within 2^-32 of 256 bits by
+        Output_Entropy (SP 800-90B 3.1.5.1.2)."""
+        self.assertEqual(model.BLOCK_SAMPLES, 320)
+        steps, full = chain.ours(1.0, 330)
+        self.assertTrue(full["full_entropy"])
+        self.assertEqual((full["counted"], full["h_sample"], full["h_in_block"]),
+                         (320, 1.0, 320))
+        self.assertEqual(full["credited_bits"], 256)
+        sha3 = steps[-1]
+        self.assertEqual((sha3["role"], sha3["n_in"], sha3["n_out"], sha3["nw"]),
+                         ("vetted", 256 + 320 * 64, 256, 1600))
+        self.assertGreaterEqual(sha3["output_entropy"], 256 * (1 - 2 ** -32))
+        _, short = chain.ours(1.0, 330, samples=319)
         self.assertFalse(short["full_entropy"])
-        self.assertGreater(s_short[-1]["deficit"], 50 * s7[-1]["deficit"])
-        _, ten = chain.ours(6.0, 0.5, 1 / 2 + 1e-9, 2200, words=10)
-        self.assertTrue(ten["full_entropy"])
-        _, ten_short = chain.ours(6.0, 0.5, 0.49, 2200, words=10)
-        self.assertFalse(ten_short["full_entropy"])
+        self.assertEqual(short["h_in_block"], 319)
+        s256, few = chain.ours(1.0, 260, samples=256)
+        self.assertFalse(few["full_entropy"])
+        self.assertLess(s256[-1]["output_entropy"], 256 * (1 - 2 ** -32))
 
-    def test_the_word_is_decided_by_its_test(self):
-        steps, s = chain.ours(4.8, 0.32, 0.85, 2200)
-        word = steps[3]
-        self.assertEqual((word["role"], word["n_in"], word["n_out"], word["nw"]),
-                         ("non-vetted", 128 * 64, 64, 64))
-        self.assertAlmostEqual(word["h_out"], 0.85 * 64)
-        self.assertAlmostEqual(s["samples_per_credited_bit"], 2200 / 256)
-        self.assertEqual(steps[-1]["role"], "vetted")
+    def test_each_counted_sample_is_credited_with_h_at_most_the_claim(self):
+        """The validated H decides, never more than the claim: 5 bits
+        assessed under a claim of 1 give 320 bits, not 1600; a source
+        without a claim shows what its data would support; H below the
+        claim, or nothing validated (failed restart tests), falls short."""
+        _, s = chain.ours(5.0, 330, claim=1.0)
+        self.assertEqual((s["h_sample"], s["h_in_block"]), (1.0, 320))
+        _, s = chain.ours(4.5, 330)
+        self.assertEqual(s["h_in_block"], 320 * 4.5)
+        self.assertTrue(s["full_entropy"])
+        _, s = chain.ours(0.99, 330, claim=1.0)
+        self.assertFalse(s["full_entropy"])
+        steps, s = chain.ours(0.0, 330, claim=1.0)
+        self.assertFalse(s["full_entropy"])
+        self.assertEqual(steps[-1]["h_out"], 0.0)
+        self.assertAlmostEqual(chain.ours(1.0, 330)[1]["samples_per_credited_bit"],
+                               330 / 256)
 
     def test_pristine_and_the_drbg(self):
         _, s = chain.pristine(1.0, 260)
@@ -201,13 +240,16 @@ class ChainTest(unittest.TestCase):
         self.assertEqual(rows[128]["reseed_bits"], 64)
 
 
-def summary_of(h_i=5.0, h_vn=0.85, sanity=True, fires=0, validation=True, q=0.3,
-               name="ours-user", startup_failures=None):
-    steps, s = chain.ours(h_i, 0.3, h_vn, 2200)
-    health = {k: {"fires": 0} for k in ("rct", "apt", "lag", "vn")}
+def summary_of(h_i=5.0, sanity=True, fires=0, validation=True, q=0.9,
+               name="ours-user", startup_failures=None, h=None):
+    """h: the validated H the chain carries (h_i, as the claim bounds it,
+    by default)."""
+    h = min(h_i, 1.0) if h is None else h
+    steps, s = chain.ours(h, 330, claim=1.0)
+    health = {k: {"fires": 0} for k in ("rct", "apt", "lag", "stuck")}
     health["lag"]["fires"] = fires
-    health["vn"].update({"yield": q, "estimate": (1 - q) ** 156})
-    src = {"name": name, "h_i": h_i, "h": h_i, "emulated": False, "health": health,
+    health["stuck"].update({"yield": q, "estimate": (1 - q) ** 156})
+    src = {"name": name, "h_i": h_i, "h": h, "emulated": False, "health": health,
            "design": "ours",
            "collect": {"seq": {"samples": 10 ** 6}, "restart": {"restarts": 1000}},
            "assessment": {"restart": {"sanity": sanity, "pass": sanity and validation,
@@ -265,15 +307,43 @@ class ReportTest(unittest.TestCase):
 
     def test_each_shortfall_fails_its_check(self):
         self.assertEqual(self.verdicts(h_i=0.9)["entropy.ours-user.h-i"], "fail")
-        self.assertEqual(self.verdicts(h_vn=0.31)["entropy.ours-user.credit"], "fail")
-        self.assertEqual(self.verdicts(h_vn=0.32)["entropy.ours-user.credit"], "pass")
+        self.assertEqual(self.verdicts(h_i=0.9)["entropy.ours-user.credit"], "fail")
+        self.assertEqual(self.verdicts(h=0.999)["entropy.ours-user.credit"], "fail")
+        self.assertEqual(self.verdicts(h=1.0)["entropy.ours-user.credit"], "pass")
         self.assertEqual(self.verdicts(sanity=False)["entropy.ours-user.restart"], "fail")
         self.assertEqual(self.verdicts(validation=False)["entropy.ours-user.restart"],
                          "fail")
         self.assertEqual(self.verdicts(fires=2)["entropy.ours-user.health-fp"], "fail")
         self.assertEqual(self.verdicts(fires=1)["entropy.ours-user.health-fp"], "pass")
-        self.assertEqual(self.verdicts(q=0.12)["entropy.ours-user.vn-yield"], "fail")
-        self.assertEqual(self.verdicts(q=0.13)["entropy.ours-user.vn-yield"], "pass")
+        self.assertEqual(self.verdicts(q=0.12)["entropy.ours-user.stuck-yield"], "fail")
+        self.assertEqual(self.verdicts(q=0.13)["entropy.ours-user.stuck-yield"], "pass")
+
+    def test_the_stuck_yield_check_fails_below_one_eighth(self):
+        """q, the share of samples that are not stuck, below 1/8: the
+        stuck bound's cutoffs no longer keep its false positives at alpha,
+        and the check says at which rate; exactly 1/8 passes."""
+        cs = {c.id: c for c in er.checks(summary_of(q=0.1))}
+        c = cs["entropy.ours-user.stuck-yield"]
+        self.assertEqual(c.status, "fail")
+        self.assertIn("q = 0.1000 < 1/8", c.reason)
+        self.assertIn(f"{0.9 ** 156:.3g} per sample", c.reason)
+        self.assertEqual(self.verdicts(q=1 / 8)["entropy.ours-user.stuck-yield"], "pass")
+        self.assertNotIn("entropy.ours-user.vn-yield", self.verdicts())
+
+    def test_a_record_of_an_earlier_design_is_judged_without_a_crash(self):
+        """A summary of the pool-word design (health "vn", a chain of
+        words): the checks of this design that it cannot answer fail,
+        saying why."""
+        s = summary_of()
+        src = s["sources"]["ours-user"]
+        src["health"]["vn"] = src["health"].pop("stuck")
+        del src["chain"]["summary"]["counted"]
+        cs = {c.id: c for c in er.checks(s)}
+        self.assertEqual(cs["entropy.ours-user.stuck-yield"].status, "fail")
+        self.assertIn("earlier design", cs["entropy.ours-user.stuck-yield"].reason)
+        self.assertEqual(cs["entropy.ours-user.credit"].status, "fail")
+        self.assertIn("earlier design", cs["entropy.ours-user.credit"].reason)
+        self.assertEqual(cs["entropy.ours-user.health-fp"].status, "fail")
 
     def test_only_credited_environments_are_judged(self):
         """ours-uml-tsc (the kernel object, x86-64's path) is judged; ours-uml

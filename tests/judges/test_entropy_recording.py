@@ -1,14 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The two-sample test of the recording's cost
 (harness/judges/entropy_recording.py) and the checks on the conditioning's
-recorded outputs (entropy_report.conditioning_checks, entropy_chain.ours
-with h_words)."""
+recorded output (entropy_report.conditioning_checks)."""
 
 import unittest
 
 import numpy as np
 
-from harness.judges import entropy_chain as chain
 from harness.judges import entropy_recording as rec
 from harness.judges import entropy_report as er
 
@@ -53,12 +51,6 @@ class TwoSampleTest(unittest.TestCase):
 
 
 class ConditioningChecksTest(unittest.TestCase):
-    def test_the_lower_of_words_and_unbiased_bits_is_credited(self):
-        _, s = chain.ours(1.0, 0.5, 0.9, 2500, h_words=0.6)
-        self.assertAlmostEqual(s["h_word"], 0.6 * 64)
-        _, s = chain.ours(1.0, 0.5, 0.55, 2500, h_words=0.95)
-        self.assertAlmostEqual(s["h_word"], 0.55 * 64)
-
     def test_broken_blocks_and_a_changed_recording_fail(self):
         good = {"symbols": {"pass": True, "p": 0.5, "chi2": 1, "df": 1},
                 "shape": {"pass": True, "p": 0.5, "chi2": 1, "df": 1},

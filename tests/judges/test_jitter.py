@@ -9,19 +9,19 @@ directly, or under qemu-i386 where the host cannot execute i386
 binaries).  An independent model (harness/judges/jitter_model.py, written
 from the book's description, not from the C) computes what the core must
 do for the same scripted timer: every measurement (time stamp, delta,
-memory and fold loop counts, folded bit), the pool, the conditioned
-blocks, the health-test counters, the start-up result.  Each test compares
+memory and fold loop counts), the counted samples, the conditioned
+blocks, the hash input left behind, the health-test counters, the
+start-up result.  Each test compares
 the two, bit for bit, or drives the core into one of its failures on
 purpose.
 
 This file: the build, the shim, the measurement and its loop counts, the
-fold, the memory access, the stuck test, the LFSR pool and its stir, the
-von Neumann pairs, the conditioning and the reads.  The health tests, the
+fold, the memory access, the stuck test, the counted samples, the
+conditioning and the reads.  The health tests, the
 start-up test, allocation and the glue are in test_jitter_health.py.
 """
 
 import hashlib
-import math
 from decimal import Decimal, getcontext
 import os
 import random
@@ -32,7 +32,7 @@ import tempfile
 import unittest
 
 from .jitter_driver import JDIR, M64, TANGLED, compare_read, deltas_timer, drive, jittery, \
-    model, need, parse_state, timer_lines, traces
+    model, need, parse_state, priming_deltas, timer_lines, traces
 
 
 class BuildTest(unittest.TestCase):
@@ -134,17 +134,22 @@ class ShuffleTest(unittest.TestCase):
                     + ["shuffle 7 0"] * 2)
         self.assertEqual([ln.split()[1] for ln in out], ["1", "2"])
 
-    def test_loop_counts_not_keyed_by_pool(self):
-        """Two collectors with different pools, on the same timer, make the
-        same loop counts and the same measurements (defect 2)."""
+    def test_loop_counts_not_keyed_by_state(self):
+        """Two collectors with different chaining blocks (the collector's
+        secret), on the same timer, make the same loop counts and the same
+        measurements, over two blocks (defect 2); their outputs differ."""
         t0, segs = jittery(11)
-        runs = []
-        for pool in (0, 0x0123456789ABCDEF):
+        runs, outs = [], []
+        for block in (bytes(32), bytes(range(1, 33))):
             out = drive(self, timer_lines(t0, segs)
-                        + ["trace 1", "new 1 0", f"setpool {pool}", "read 8"])
+                        + ["trace 1", "new 1 0", f"setblock {block.hex()}", "read 8",
+                           "read 8"])
             runs.append(traces(out))
+            outs.append([ln for ln in out if ln.startswith("read ")])
         self.assertEqual(runs[0], runs[1])
-        self.assertGreater(len(runs[0]), 128)
+        self.assertGreater(len(runs[0]), 2 * (1 + model.BLOCK_SAMPLES))
+        self.assertNotEqual(outs[0][0], outs[1][0])
+        self.assertNotEqual(outs[0][1], outs[1][1])
 
 
 class FoldTest(unittest.TestCase):
@@ -217,303 +222,286 @@ class StuckTest(unittest.TestCase):
         self.assertEqual([int(ln.split()[1]) for ln in out], [0, 0, 1, 1, 0, 0, 1, 0])
 
 
-class LfsrTest(unittest.TestCase):
-    """The LFSR step, and what it is as a linear map."""
-
-    @staticmethod
-    def _apply(cols, v):
-        r, j = 0, 0
-        while v:
-            if v & 1:
-                r ^= cols[j]
-            v >>= 1
-            j += 1
-        return r
-
-    @staticmethod
-    def _rank(cols):
-        rows, r = list(cols), 0
-        for bit in range(64):
-            piv = next((i for i in range(r, len(rows)) if rows[i] >> bit & 1), None)
-            if piv is None:
-                continue
-            rows[r], rows[piv] = rows[piv], rows[r]
-            for i in range(len(rows)):
-                if i != r and rows[i] >> bit & 1:
-                    rows[i] ^= rows[r]
-            r += 1
-        return r
-
-    def test_lfsr_matches_model(self):
-        rnd = random.Random(6)
-        cases = [(rnd.getrandbits(64), rnd.getrandbits(1)) for _ in range(500)]
-        cases += [(0, 0), (0, 1), (M64, 0), (M64, 1), (1 << 63, 0)]
-        out = drive(self, [f"lfsr {d} {b}" for d, b in cases])
-        self.assertEqual([int(ln.split()[1]) for ln in out],
-                         [model.lfsr(d, b) for d, b in cases])
-
-    def test_word_is_a_bijection_of_its_64_bits(self):
-        """From any pool, 64 steps map the 64 input bits onto the pool
-        one to one (rank 64): a word keeps all the entropy of its bits."""
-        def run(bits):
-            d = 0
-            for k in range(64):
-                d = model.lfsr(d, bits >> k & 1)
-            return d
-        self.assertEqual(self._rank([run(1 << k) for k in range(64)]), 64)
-
-    def test_seed_polynomial_is_primitive(self):
-        """x^64+x^61+x^56+x^31+x^28+x^23+1 is primitive over GF(2)."""
-        f = sum(1 << e for e in (64, 61, 56, 31, 28, 23, 0))
-        n = (1 << 64) - 1
-        primes = [3, 5, 17, 257, 641, 65537, 6700417]
-        self.assertEqual(math.prod(primes), n)
-
-        def mulmod(a, b):
-            r = 0
-            while b:
-                if b & 1:
-                    r ^= a
-                b >>= 1
-                a <<= 1
-                if a >> 64 & 1:
-                    a ^= f
-            return r
-
-        def xpow(e):
-            r, b = 1, 2
-            while e:
-                if e & 1:
-                    r = mulmod(r, b)
-                b = mulmod(b, b)
-                e >>= 1
-            return r
-        self.assertEqual(xpow(n), 1)
-        for p in primes:
-            self.assertNotEqual(xpow(n // p), 1)
-
-    def test_register_characteristic_polynomial(self):
-        """As coded (bit 0 XORed in place, then a rotation), the register's
-        characteristic polynomial is x^64+x^42+x^37+x^34+x^9+x^4+x+1, not the
-        seed's: (x+1) times irreducibles of degree 20 and 43."""
-        cols = [model.lfsr(1 << j, 0) for j in range(64)]
-        c = sum(1 << e for e in (64, 42, 37, 34, 9, 4, 1, 0))
-        acc = [0] * 64
-        power = [1 << j for j in range(64)]
-        for e in range(65):
-            if c >> e & 1:
-                acc = [a ^ p for a, p in zip(acc, power)]
-            power = [self._apply(cols, p) for p in power]
-        self.assertEqual(acc, [0] * 64)          # c(A) = 0, and deg c = 64
-        seed = sum(1 << e for e in (64, 61, 56, 31, 28, 23, 0))
-        self.assertNotEqual(c, seed)
-        ident = [(self._apply(cols, 1 << j)) ^ (1 << j) for j in range(64)]
-        self.assertEqual(self._rank(ident), 63)  # one non-zero fixed state
+def traced_reads(test, t0, segs, lengths, osr=1):
+    """Reads of a new collector in the C core alone, traced: for each read
+    (its return code, its bytes, its measurements)."""
+    out = drive(test, timer_lines(t0, segs) + ["trace 1", f"new {osr} 0"]
+                + [f"read {n}" for n in lengths])
+    reads, meas = [], []
+    for ln in out:
+        if ln.startswith("m "):
+            meas.append(tuple(int(x) for x in ln.split()[1:]))
+        elif ln.startswith("read "):
+            m = re.fullmatch(r"read (-?\d+) ([0-9a-f]*) guard=a5", ln)
+            test.assertIsNotNone(m, ln)
+            reads.append((int(m.group(1)), bytes.fromhex(m.group(2)), meas))
+            meas = []
+    return reads
 
 
-class StirTest(unittest.TestCase):
-    """The stir: x XOR mixer(x), constant time, a bijection."""
-
-    def test_stir_matches_model(self):
-        rnd = random.Random(7)
-        vals = [rnd.getrandbits(64) for _ in range(500)] + [0, M64, 1, 1 << 63]
-        out = drive(self, [f"stir {v}" for v in vals])
-        self.assertEqual([int(ln.split()[1]) for ln in out],
-                         [model.stir(v) for v in vals])
-
-    def test_stir_is_a_bijection(self):
-        """stir(x) = (I + L) x + stir(0) with L linear; I + L has rank 64."""
-        cols = [model.stir(1 << j) ^ model.stir(0) for j in range(64)]
-        rnd = random.Random(8)
-        for _ in range(200):
-            x, y = rnd.getrandbits(64), rnd.getrandbits(64)
-            self.assertEqual(model.stir(x ^ y) ^ model.stir(0),
-                             model.stir(x) ^ model.stir(y))
-        self.assertEqual(LfsrTest._rank(cols), 64)
-        self.assertEqual(bin(model.STIR_CONSTANT).count("1") % 2, 0)
-
-    def test_stir_has_no_data_dependent_branch(self):
-        """The compiled stir has one conditional jump: its loop (defect 1)."""
-        path = need(self, "64")
-        dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path],
-                             capture_output=True, text=True).stdout
-        m = re.search(r"<jent_stir_pool>:\n(.*?)\n\n", dis, re.S)
-        self.assertIsNotNone(m, "jent_stir_pool not found in the driver")
-        jcc = re.findall(r"\sj(?!mp)[a-z]+\s", m.group(1))
-        self.assertEqual(len(jcc), 1, m.group(1))
+def counted_deltas(reads):
+    """The counted deltas of each read, by the book's rule applied to the
+    measurements alone: a block's first measurement is its priming one,
+    which nothing sees; the others are samples, of which the collector's
+    first FIRST_PRIMING are not counted, nor is any stuck one (the stuck
+    test's history runs on across reads).  Also the number of stuck
+    samples after the priming ones."""
+    history = model.Collector(None)
+    seen, stuck, per_read = 0, 0, []
+    for _, _, meas in reads:
+        kept = []
+        for (_, delta, _, _) in meas[1:]:
+            st = history.stuck(delta)
+            if seen >= model.FIRST_PRIMING:
+                stuck += st
+                if not st:
+                    kept.append(delta)
+            seen += 1
+        per_read.append(kept)
+    return per_read, stuck
 
 
-class VonNeumannTest(unittest.TestCase):
-    """Pairs of measurements make one bit; stuck pairs are thrown away."""
+def le(deltas):
+    return b"".join(d.to_bytes(8, "little") for d in deltas)
+
+
+def unstuck_deltas(seed, n, lo=1000000, hi=2000000):
+    """n deltas drawn from a wide range, so that none is stuck after
+    priming_deltas() or after one another (checked by the test's
+    measurement counts)."""
+    rnd = random.Random(seed)
+    return [rnd.randrange(lo, hi) for _ in range(n)]
+
+
+def repeating_timer(seed=14, n=60000):
+    """A timer with many stuck samples: each read adds one of a few
+    values, so that deltas (three reads each) repeat often."""
+    rnd = random.Random(seed)
+    return 1000, [("inc", rnd.choice((301, 301, 302, 517, 733))) for _ in range(n)]
+
+
+class CountedTest(unittest.TestCase):
+    """A sample is counted when it is not stuck and the collector's
+    priming is over; only counted samples reach the conditioning."""
 
     def test_reads_match_model_many_timers(self):
         for seed in range(12):
             t0, segs = jittery(100 + seed)
             compare_read(self, t0, segs, [32])
 
-    def test_one_word_needs_at_least_128_measurements(self):
-        _, ec = compare_read(self, *jittery(13), [1])
-        # a new collector's first block: 64 priming measurements, then 16
-        # words of 64 pairs or more
-        self.assertEqual((model.BLOCK_WORDS, model.FIRST_PRIMING), (16, 64))
-        self.assertGreaterEqual(len(ec.trace), 64 + 16 * 128)
+    def test_block_takes_at_least_321_measurements(self):
+        """A block takes exactly BLOCK_SAMPLES (320) counted samples and
+        one priming measurement: 321 measurements at least, a new
+        collector's first block FIRST_PRIMING (64) more.  On a timer
+        without stuck samples the C core takes exactly that many (osr 1,
+        reads of one, one and two blocks); on one with many stuck samples,
+        more, and each block still ends at its 320th counted sample,
+        counted from the C's measurements by the book's rule."""
+        self.assertEqual((model.BLOCK_SAMPLES, model.FIRST_PRIMING), (320, 64))
+        t0, segs = deltas_timer(unstuck_deltas(21, 1400))
+        compare_read(self, t0, segs, [32, 32, 64])
+        reads = traced_reads(self, t0, segs, [32, 32, 64])
+        self.assertEqual([r for r, _, _ in reads], [0, 0, 0])
+        self.assertEqual([len(m) for _, _, m in reads], [1 + 64 + 320, 1 + 320, 2 * (1 + 320)])
+        t0, segs = repeating_timer()
+        compare_read(self, t0, segs, [32, 32])
+        reads = traced_reads(self, t0, segs, [32, 32])
+        self.assertEqual([r for r, _, _ in reads], [0, 0])
+        kept, stuck = counted_deltas(reads)
+        self.assertEqual([len(k) for k in kept], [320, 320])
+        self.assertGreater(stuck, 50, "the timer should make stuck samples")
+        self.assertGreater(len(reads[0][2]), 1 + 64 + 320)
+        self.assertGreater(len(reads[1][2]), 1 + 320)
+        for (_, _, meas), k in zip(reads, kept):    # a block ends at a counted sample
+            self.assertEqual(meas[-1][1], k[-1])
 
-    def test_stuck_samples_are_discarded(self):
-        """Replacing every stuck measurement's bit by its opposite does not
-        change the output: stuck deltas never reach the pool (defect 4)."""
-        # A timer with many repeats: deltas alternate among few values.
-        rnd = random.Random(14)
-        incs = []
-        for _ in range(60000):
-            incs.append(rnd.choice((301, 301, 302, 517, 733)))
-        segs = [("inc", d) for d in incs]
-        (ret, data), = compare_read(self, 1000, segs, [32])[0]
-        self.assertEqual(ret, 0)
-        ec = model.Collector(model.Timer(1000, segs))
-        ec.read(32)
-        st = [ec.stuck(d) for (_, d, _, _, _) in ec.trace]  # fresh history
-        self.assertGreater(sum(st), 100, "the timer should make stuck deltas")
-        # the model with stuck bits flipped gives the same output
-        flipped = model.Collector(model.Timer(1000, segs))
-        orig_sample = flipped.sample
-
-        def sample():
-            lv, bit, s = orig_sample()
-            return lv, (bit ^ 1) if s else bit, s
-        flipped.sample = sample
-        self.assertEqual(flipped.read(32), (0, data))
+    def test_stuck_samples_are_not_counted(self):
+        """jent_counted_sample(), called alone, hands out exactly the deltas
+        that are not stuck, after the priming samples, never a stuck one;
+        and a read's block is SHA3-256 of the chain and exactly the
+        non-stuck deltas after the priming samples, found from the C's
+        measurements (defect 4: 1.1.0 let stuck measurements into the
+        pool)."""
+        # stuck: a repeat (2nd), a zero (5th), a constant step (8th, 9th);
+        # called alone, with no block's priming measurement, the collector's
+        # first sample is the timer's first delta (t0 + 2)
+        pattern = [5000, 5000, 6100, 7300, 0, 9000, 9100, 9200, 9300, 4000, 11111]
+        t0 = 1000
+        samples = [t0 + 2] + priming_deltas()[1:] + pattern * 3
+        _, segs = deltas_timer(samples[1:], t0=t0, prime=False)
+        out = drive(self, timer_lines(t0, segs) + ["new 1 0"] + ["counted"] * 15)
+        got = [tuple(int(x) for x in ln.split()[1:]) for ln in out[1:]]
+        ec = model.Collector(model.Timer(t0, segs))
+        self.assertEqual(got, [ec.counted_sample() for _ in range(15)])
+        probe = model.Collector(None)
+        stuck = [probe.stuck(d) for d in samples]
+        self.assertFalse(any(stuck[:model.FIRST_PRIMING]))
+        first = model.FIRST_PRIMING
+        fresh = [d for d, st in zip(samples[first:], stuck[first:]) if not st]
+        self.assertEqual(fresh[:7], [5000, 6100, 7300, 9000, 9100, 4000, 11111])
+        self.assertEqual([d for _, d in got], fresh[:15])
+        for d in (0, 9200, 9300):
+            self.assertNotIn(d, [d for _, d in got])
+        # whole blocks, on a timer with many stuck samples
+        t0, segs = repeating_timer()
+        compare_read(self, t0, segs, [32, 32])
+        reads = traced_reads(self, t0, segs, [32, 32])
+        kept, stuck = counted_deltas(reads)
+        self.assertGreater(stuck, 50, "the timer should make stuck samples")
+        b1, b2 = reads[0][1], reads[1][1]
+        self.assertEqual(hashlib.sha3_256(bytes(32) + le(kept[0])).digest(), b1)
+        self.assertEqual(hashlib.sha3_256(b1 + le(kept[1])).digest(), b2)
 
 
 class ConditioningTest(unittest.TestCase):
-    """Blocks are SHA3-256(previous block || sixteen pool words)."""
+    """Blocks are SHA3-256(previous block || 320 counted deltas)."""
 
     @staticmethod
-    def counting(probe):
-        """Count probe's samples, and its pairs made while it was priming
-        (whose bits nobody takes)."""
-        n = {"samples": 0, "priming_pairs": 0}
-        sample, pair = probe.sample, probe.pair
+    def recording(ec):
+        """Record ec's counted deltas, and count its samples."""
+        n = {"samples": 0, "counted": []}
+        sample, counted_sample = ec.sample, ec.counted_sample
 
-        def counted_sample():
+        def one_sample():
             n["samples"] += 1
             return sample()
 
-        def counted_pair():
-            n["priming_pairs"] += bool(probe.priming)
-            return pair()
-        probe.sample, probe.pair = counted_sample, counted_pair
+        def one_counted():
+            lv, delta = counted_sample()
+            if not lv:
+                n["counted"].append(delta)
+            return lv, delta
+        ec.sample, ec.counted_sample = one_sample, one_counted
         return n
 
-    def test_first_block_of_a_collector_is_primed_longer(self):
-        """A new collector's first FIRST_PRIMING samples are 32 pairs made
-        as every pair is, by the stuck test and the health tests, whose
-        bits are not taken (the warm-up of the sampling path the restart
-        test saw in its early columns); every block starts with one
-        priming measurement that is no sample.  C and model agree, and the
-        pool takes 64 bits a word all the same."""
-        t0, segs = jittery(31)
-        compare_read(self, t0, segs, [32, 32])
-        probe = model.Collector(model.Timer(t0, segs))
-        n = self.counting(probe)
-        fed, lfsr = [], model.lfsr
-        model.lfsr = lambda data, bit: (fed.append(bit), lfsr(data, bit))[1]
-        try:
-            self.assertEqual(probe.read(32)[0], 0)
-            self.assertEqual(len(probe.trace) - n["samples"], 1)
-            self.assertEqual((n["priming_pairs"], probe.priming), (model.FIRST_PRIMING // 2, 0))
-            self.assertEqual(probe.health.apt_seen, n["samples"] % model.APT_WINDOW)
-            self.assertEqual(probe.read(32)[0], 0)
-        finally:
-            model.lfsr = lfsr
-        self.assertEqual(len(probe.trace) - n["samples"], 2)
-        self.assertEqual(n["priming_pairs"], model.FIRST_PRIMING // 2)
-        self.assertEqual(len(fed), 2 * model.BLOCK_WORDS * 64)
-
-    def test_a_failed_priming_goes_on_at_the_next_read(self):
-        """A repetition among the priming samples fails the read (-2) at
-        the 31st sample, in the 16th pair; the next read of that collector
-        makes the 17 priming pairs still to come, then its block.  C and
-        model agree."""
-        deltas = [500] * 32 + [2000 + 3 * k * k + k for k in range(6000)]
-        t0, segs = deltas_timer(deltas, prime=False)
-        res, _ = compare_read(self, t0, segs, [32, 32])
-        self.assertEqual([r for r, _ in res], [-2, 0])
-        probe = model.Collector(model.Timer(t0, segs))
-        n = self.counting(probe)
-        self.assertEqual(probe.read(32)[0], -2)
-        self.assertEqual((n["samples"], n["priming_pairs"], probe.priming), (31, 16, 17))
-        self.assertEqual(probe.read(32)[0], 0)
-        self.assertEqual((n["priming_pairs"], probe.priming), (16 + 17, 0))
-    def test_block_is_sha3_of_chain_and_words(self):
+    def test_block_is_sha3_of_chain_and_deltas(self):
+        """Each block is SHA3-256 of the block before it (zero for a new
+        collector) and its 320 counted deltas, 8 bytes each, least
+        significant first: 2592 bytes.  The C matches the model, read after
+        read."""
         t0, segs = jittery(15)
         (r1, b1), (r2, b2) = compare_read(self, t0, segs, [32, 32])[0]
+        self.assertEqual((r1, r2), (0, 0))
         ec = model.Collector(model.Timer(t0, segs))
-        words = []
-        orig = ec.word
-
-        def word():
-            lv, w = orig()
-            words.append(w)
-            return lv, w
-        ec.word = word
-        ec.read(32)
-        msg = bytes(32) + b"".join(w.to_bytes(8, "little") for w in words)
+        n = self.recording(ec)
+        self.assertEqual(ec.read(32), (0, b1))
+        d = n["counted"]
+        self.assertEqual(len(d), model.BLOCK_SAMPLES)
+        msg = bytes(32) + le(d)
+        self.assertEqual(len(msg), 2592)
         self.assertEqual(hashlib.sha3_256(msg).digest(), b1)
-        ec.read(32)
-        self.assertEqual(len(words), 2 * model.BLOCK_WORDS)
-        msg = b1 + b"".join(w.to_bytes(8, "little") for w in words[model.BLOCK_WORDS:])
-        self.assertEqual(hashlib.sha3_256(msg).digest(), b2)
+        self.assertEqual(ec.read(32), (0, b2))
+        self.assertEqual(len(d), 2 * model.BLOCK_SAMPLES)
+        self.assertEqual(hashlib.sha3_256(b1 + le(d[model.BLOCK_SAMPLES:])).digest(), b2)
 
-    def test_words_carry_output_plus_64(self):
-        """SP 800-90B 3.1.5.2 credits a non-vetted 64-bit word with at most
-        0.999 x 64 bits and h' x 64: five words could never carry the
-        n_out + 64 = 320 bits a full-entropy block needs; sixteen do for any
-        h' >= 5/16; seven would need h' >= 5/7, ten h' >= 1/2 and twelve
-        h' >= 5/12, which the kernel object's fixed-loop recordings did not
-        always reach (0.404 on one run)."""
-        need = model.BLOCK_BYTES * 8 + 64
-        self.assertLess(5 * 0.999 * 64, need)
-        self.assertEqual(model.BLOCK_WORDS, 16)
-        self.assertGreaterEqual(model.BLOCK_WORDS * 64 * min(0.999, 5 / 16), need - 1e-9)
-        self.assertLess(model.BLOCK_WORDS * 64 * (5 / 16 - 1e-6), need)
-        self.assertLess(12 * 64 * (0.404 + 1e-6), need)
-        self.assertLess(10 * 64 * (1 / 2 - 1e-6), need)
-        self.assertLess(7 * 64 * (5 / 7 - 1e-6), need)
+    def test_deltas_carry_output_plus_64(self):
+        """320 counted deltas, each credited with the claim H = 1 bit per
+        raw sample, carry n_out + 64 = 320 bits, what a 256-bit block
+        needs for full entropy (SP 800-90C's n + 64); 6.1's 256 (fips=0)
+        would carry only n_out.  The core's constant is the book's."""
+        h_claim = 1
+        need = 8 * model.BLOCK_BYTES + 64
+        self.assertEqual(model.BLOCK_SAMPLES * h_claim, need)
+        self.assertLess(256 * h_claim, need)
+        with open(os.path.join(TANGLED, "jitterentropy.c")) as f:
+            core = f.read()
+        m = re.search(r"^#define JENT_BLOCK_SAMPLES\s+(\d+)", core, re.M)
+        self.assertIsNotNone(m, "the core has no JENT_BLOCK_SAMPLES")
+        self.assertEqual(int(m.group(1)), model.BLOCK_SAMPLES)
 
     def test_output_entropy_of_a_block(self):
         """SP 800-90B 3.1.5.1.2: Output_Entropy of SHA3-256 over the chain and
-        sixteen words is full entropy (1 - 2^-32 per bit) for h_in = 320, not 256."""
-        n_in = 8 * (model.BLOCK_BYTES + 8 * model.BLOCK_WORDS)
+        320 deltas (n_in = 256 + 320 x 64 bits, the core's hash input) is
+        full entropy (1 - 2^-32 per bit) for h_in = 320, not for 256."""
+        n_in = 8 * (model.BLOCK_BYTES + 8 * model.BLOCK_SAMPLES)
         n_out = nw = 8 * model.BLOCK_BYTES
         full = n_out * (1 - Decimal(2) ** -32)
-        self.assertEqual(n_in, 1280)
+        self.assertEqual(n_in, 256 + 320 * 64)
+        # the core's hash input (ec->in, which the state line shows) is as long
+        st = parse_state(drive(self, ["new 1 0", "state"])[1])
+        self.assertEqual(4 * len(st["in"]), n_in)
         self.assertGreaterEqual(output_entropy(n_in, n_out, nw, n_out + 64), full)
         self.assertLess(output_entropy(n_in, n_out, nw, n_out), full)
         self.assertLess(output_entropy(n_in, n_out, nw, 128), 129)
 
-    def test_block_takes_320_unbiased_bits(self):
-        """A block hashes at least n_out + 64 = 320 unbiased bits, each from a
-        pair of non-stuck raw samples (640 samples), measured on the model
-        that the C core matches bit for bit."""
-        for seed in range(6):
-            t0, segs = jittery(300 + seed)
-            ec = model.Collector(model.Timer(t0, segs))
-            kept, orig = [], ec.unbiased_bit
-
-            def unbiased_bit():
-                lv, bit = orig()
-                kept.append(bit is not None and not lv)
-                return lv, bit
-            ec.unbiased_bit = unbiased_bit
-            self.assertEqual(ec.read(32)[0], 0)
-            self.assertGreaterEqual(sum(kept), 8 * model.BLOCK_BYTES + 64, f"timer {seed}")
-
     def test_hash_failure_is_reported(self):
+        """A failure of the host's SHA3-256 fails the read (-1, zero
+        bytes), after the block's 320 counted samples, and resets the
+        chain; it is not a health failure: the next read succeeds.  C and
+        model agree on every measurement and on the state after each
+        read."""
         t0, segs = jittery(16)
-        out = drive(self, timer_lines(t0, segs) + ["new 1 0", "hashfail 1", "read 16"])
-        ret, data = out[1].split()[1:3]
-        self.assertEqual(int(ret), -1)
-        self.assertEqual(data, "00" * 16)
+        out = drive(self, timer_lines(t0, segs) + ["trace 1", "new 1 0", "read 32",
+                                                   "hashfail 1", "read 16", "state",
+                                                   "hashfail 0", "read 16", "state"])
+        reads = [ln.split() for ln in out if ln.startswith("read ")]
+        states = [parse_state(ln) for ln in out if ln.startswith("state ")]
+        ec = model.Collector(model.Timer(t0, segs))
+        self.assertEqual(ec.read(32), (0, bytes.fromhex(reads[0][2])))
+        ec.hash_fails = True
+        self.assertEqual(ec.read(16), (-1, bytes(16)))
+        self.assertEqual(reads[1][1:3], ["-1", "00" * 16])
+        self.assertEqual(states[0], ec.state())
+        self.assertEqual((states[0]["block"], states[0]["failed"]), ("00" * 32, 0))
+        ec.hash_fails = False
+        ret, data = ec.read(16)
+        self.assertEqual((ret, data.hex()), (0, reads[2][2]))
+        self.assertEqual(states[1], ec.state())
+        self.assertEqual(traces(out), ec.trace)
+
+    def test_first_block_of_a_collector_is_primed_longer(self):
+        """A new collector's first FIRST_PRIMING (64) samples, stuck or
+        not, are taken as every sample is, seen by the stuck test and the
+        health tests, and none is counted (the warm-up of the sampling path
+        the restart test saw in its early columns); every block starts with
+        one priming measurement that is no sample.  Here ten of the 64 are
+        stuck: the first read still takes 1 + 64 + 320 measurements, the
+        second 1 + 320, and the first block hashes the 320 deltas after the
+        64.  C and model agree."""
+        prime = priming_deltas()
+        for k in range(5, 60, 6):
+            prime[k] = prime[k - 1]              # a repeat: stuck
+        probe = model.Collector(None)
+        self.assertEqual(sum(probe.stuck(d) for d in prime), 10)
+        deltas = unstuck_deltas(22, 700)
+        t0, segs = deltas_timer(prime + deltas, prime=False)
+        compare_read(self, t0, segs, [32, 32])
+        reads = traced_reads(self, t0, segs, [32, 32])
+        self.assertEqual([len(m) for _, _, m in reads], [1 + 64 + 320, 1 + 320])
+        self.assertEqual(reads[0][1], hashlib.sha3_256(bytes(32) + le(deltas[:320])).digest())
+        ec = model.Collector(model.Timer(t0, segs))
+        n = self.recording(ec)
+        self.assertEqual(ec.read(32)[0], 0)
+        self.assertEqual((n["samples"], ec.priming), (64 + 320, 0))
+        self.assertEqual(ec.health.apt_seen, n["samples"] % model.APT_WINDOW)
+        self.assertEqual(ec.health.lag_seen, n["samples"])
+        self.assertEqual(n["counted"], deltas[:320])
+        self.assertEqual(ec.read(32)[0], 0)
+        self.assertEqual(n["samples"], 64 + 2 * 320)
+
+    def test_a_failed_priming_goes_on_at_the_next_read(self):
+        """A repetition among the priming samples fails the read (-2) at
+        the 31st sample, which is not a priming sample any more (a health
+        failure ends the search before the count); the next read of that
+        collector makes the 34 priming samples still to come, then its
+        block of 320 counted ones, hashed on a chain reset to zero.  C and
+        model agree."""
+        deltas = [500] * 32 + [2000 + 3 * k * k + k for k in range(1000)]
+        t0, segs = deltas_timer(deltas, prime=False)
+        res, _ = compare_read(self, t0, segs, [32, 32])
+        self.assertEqual([r for r, _ in res], [-2, 0])
+        probe = model.Collector(model.Timer(t0, segs))
+        n = self.recording(probe)
+        self.assertEqual(probe.read(32)[0], -2)
+        self.assertEqual((n["samples"], probe.priming), (31, model.FIRST_PRIMING - 30))
+        self.assertEqual(probe.read(32)[0], 0)
+        self.assertEqual((n["samples"], probe.priming), (31 + 34 + 320, 0))
+        # the block's priming measurement takes the 32nd 500; then 34
+        # priming samples, then the counted ones
+        self.assertEqual(n["counted"], deltas[32 + 34:32 + 34 + 320])
+        self.assertEqual(res[1][1], hashlib.sha3_256(bytes(32) + le(n["counted"])).digest())
+        reads = traced_reads(self, t0, segs, [32, 32])
+        self.assertEqual([len(m) for _, _, m in reads], [1 + 31, 1 + 34 + 320])
 
 
 def output_entropy(n_in, n_out, nw, h_in):
@@ -530,25 +518,33 @@ def output_entropy(n_in, n_out, nw, h_in):
 
 
 class ZeroisationTest(unittest.TestCase):
-    """What a read leaves behind on the stack: jent_gen_block() hashes the
-    chain value and sixteen pool words from a stack buffer, then clears the
-    buffer and its last word.  The driver's readscan reads, and then looks
-    through the stack where the read's frames were (the core is built at
-    -O0) for the sixteen words the model says the block was made of."""
+    """What a read leaves behind: jent_gen_block() gathers the chaining
+    block and the counted deltas in the collector's hash input (ec->in,
+    2592 bytes, too large for a kernel stack frame), hashes it, and wipes
+    it, whether the block was made or a health test or the hash failed.
+    The driver's state line shows the buffer as the read left it."""
 
-    def test_a_read_leaves_no_pool_word_on_the_stack(self):
-        for seed in range(25, 28):
-            with self.subTest(seed=seed):
-                t0, segs = jittery(seed)
-                m = model.Collector(model.Timer(t0, segs))
-                m.measure()
-                words = [m.word()[1] for _ in range(model.BLOCK_WORDS)]
-                out = drive(self, timer_lines(t0, segs) +
-                            ["trace 0", "new 1 0",
-                             "readscan 32 " + " ".join(map(str, words))])
-                # found= is a bit per word: with the buffer left as it
-                # was, 7f; with the last word not cleared, 40
-                self.assertEqual(out[-1], "readscan 0 found=0")
+    def test_a_read_leaves_no_hash_input_behind(self):
+        zero = "00" * (model.BLOCK_BYTES + 8 * model.BLOCK_SAMPLES)
+        t0, segs = jittery(25)
+        cases = {
+            # a good read of two blocks, and one of osr 2
+            "read": (t0, segs, ["new 1 0", "read 64", "state"]),
+            "osr": (t0, segs, ["new 2 0", "read 32", "state"]),
+            # the clock stops after 200 counted deltas of the first block
+            "health": (t0, [("rand",) + segs[0][1:4] + (3 * (1 + 64 + 200),),
+                            ("const", 0)], ["new 1 0", "read 32", "state"]),
+            # the hash fails with the buffer full
+            "hash": (t0, segs, ["new 1 0", "hashfail 1", "read 32", "state"]),
+        }
+        for name, (t, sg, cmds) in cases.items():
+            with self.subTest(name):
+                out = drive(self, timer_lines(t, sg) + cmds)
+                ret = int(next(ln for ln in out if ln.startswith("read ")).split()[1])
+                self.assertEqual(ret, {"read": 0, "osr": 0, "health": -2, "hash": -1}[name])
+                st = parse_state(out[-1])
+                self.assertEqual(len(st["in"]), len(zero))
+                self.assertEqual(st["in"], zero)
 
 
 class ReadTest(unittest.TestCase):
@@ -573,6 +569,21 @@ class ReadTest(unittest.TestCase):
         self.assertNotEqual(d, b[32:])     # the next read makes a new block
 
     def test_oversampling(self):
+        """With osr rounds a block is conditioned osr times, each round over
+        the last result and 320 new counted deltas, after one priming
+        measurement: for osr 2, SHA3(SHA3(chain || d1..d320) || d321..d640),
+        from the C alone on a timer without stuck samples; and C and model
+        agree for osr 3 on a jittery timer."""
+        deltas = unstuck_deltas(19, 1500)
+        t0, segs = deltas_timer(deltas)
+        reads = traced_reads(self, t0, segs, [32, 32], osr=2)
+        self.assertEqual([len(m) for _, _, m in reads], [1 + 64 + 640, 1 + 640])
+        sha3 = lambda b: hashlib.sha3_256(b).digest()
+        b1 = sha3(sha3(bytes(32) + le(deltas[:320])) + le(deltas[320:640]))
+        self.assertEqual(reads[0][:2], (0, b1))
+        b2 = sha3(sha3(b1 + le(deltas[641:961])) + le(deltas[961:1281]))
+        self.assertEqual(reads[1][:2], (0, b2))
+        compare_read(self, t0, segs, [32, 32], osr=2)
         compare_read(self, *jittery(19), [40], osr=3)
 
     def test_oversampling_rate_zero_is_one(self):

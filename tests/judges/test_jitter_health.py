@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The Jitter RNG core (tangled/jitterentropy.c) in user space, continued
 from test_jitter.py (which says how the driver and the model are compared):
-a repeated pool word, the kernel glue's lock, the health tests (RCT, APT,
-the von Neumann bound: cutoffs and induced failures), the start-up test
+a repeated output block, the kernel glue's lock, the health tests (RCT,
+APT, the stuck bound: cutoffs and induced failures), the start-up test
 with each of its error codes (on x86-64 and i386), and allocation.
 """
 
+import hashlib
 import math
 import os
 import random
+import re
 import unittest
 from fractions import Fraction
 
@@ -16,78 +18,37 @@ from .jitter_driver import TANGLED, compare_read, deltas_timer, drive, jittery, 
     timer_lines, traces
 
 
-def gf2_solve(cols, target):
-    """x with sum of cols[k] for the set bits k of x == target, over GF(2)."""
-    rows = [(c, 1 << k) for k, c in enumerate(cols)]
-    basis = {}
-    for vec, comb in rows:
-        while vec:
-            top = vec.bit_length() - 1
-            if top not in basis:
-                basis[top] = (vec, comb)
-                break
-            bv, bc = basis[top]
-            vec, comb = vec ^ bv, comb ^ bc
-    x = 0
-    while target:
-        top = target.bit_length() - 1
-        bv, bc = basis[top]          # KeyError: not solvable
-        target, x = target ^ bv, x ^ bc
-    return x
-
-
 class RepeatTest(unittest.TestCase):
-    """Two equal consecutive pool words are delivered, not refused."""
+    """Two equal consecutive output blocks are delivered, not refused."""
 
-    def test_repeated_pool_word_is_not_an_error(self):
+    def test_repeated_block_is_not_an_error(self):
         """The 2015 FIPS test panicked on two equal 64-bit outputs (defect
-        5).  Here the timer is built so that the second word of a block
-        equals the first: the read succeeds, the C matching the model."""
+        5).  Two equal blocks in a row cannot be scripted within one chain:
+        each block is SHA3-256 of the one before it and new deltas, so the
+        second equals the first only at a fixed point of SHA3-256, and two
+        equal 64-bit words of one block would take some 2^64 tries.  But a
+        failed read resets the chain to zero, so the same 320 deltas after
+        it make the same block again: the first read of a new collector
+        (64 priming samples, then the deltas D) gives B = SHA3-256(0 || D);
+        the second read fails (-2) at 31 equal deltas, handing out nothing;
+        the third hashes D again on the reset chain.  The collector hands
+        out B twice in a row, and the read succeeds: the C matching the
+        model."""
         rnd = random.Random(27)
-
-        def run(state, bits):
-            for k in range(64):
-                state = model.lfsr(state, bits >> k & 1)
-            return state
-        b1 = rnd.getrandbits(64)
-        d1 = run(0, b1)                      # pool before the first stir
-        w1 = model.stir(d1)
-        # bits b2 with run(w1, b2) == d1; run is affine in the bits
-        cols = [run(0, 1 << k) for k in range(64)]
-        b2 = gf2_solve(cols, d1 ^ run(w1, 0))
-        self.assertEqual(run(w1, b2), d1)
-        bits = [b1 >> k & 1 for k in range(64)] + [b2 >> k & 1 for k in range(64)]
-        bits += [rnd.getrandbits(1) for _ in range(64 * (model.BLOCK_WORDS - 2))]
-        # deltas: a pair (x, 1 - x) of non-stuck measurements per bit
-        deltas, last = [1000], None
-        probe = model.Collector(None)
-        for x in bits:
-            for want in (x, 1 - x):
-                while True:
-                    d = rnd.randrange(2000, 1 << 20)
-                    if model.fold(d) != want or d == last:
-                        continue
-                    saved = (probe.ld, probe.ld2)
-                    if probe.stuck(d):
-                        probe.ld, probe.ld2 = saved
-                        continue
-                    break
-                deltas.append(d)
-                last = d
-        t0, segs = deltas_timer(deltas[1:])
-        ec = model.Collector(model.Timer(t0, segs))
-        words = []
-        orig = ec.word
-
-        def word():
-            lv, w = orig()
-            words.append(w)
-            return lv, w
-        ec.word = word
-        self.assertEqual(ec.read(32)[0], 0)
-        self.assertEqual(words[0], words[1])
-        (ret, _), = compare_read(self, t0, segs, [32])[0]
-        self.assertEqual(ret, 0)
+        d = [rnd.randrange(1 << 20, 1 << 21) for _ in range(model.BLOCK_SAMPLES)]
+        stall = [4321] * model.RCT_CUT
+        # read 1: D; read 2: its priming measurement, then the run of 31;
+        # read 3: its priming measurement, then D again
+        deltas = d + [7777] + stall + [8888] + d + [rnd.randrange(5000, 9000)
+                                                     for _ in range(400)]
+        res, ec = compare_read(self, *deltas_timer(deltas), [32, 32, 32])
+        (r1, b1), (r2, b2), (r3, b3) = res
+        self.assertEqual((r1, r2, r3), (0, -2, 0))
+        self.assertEqual(b2, bytes(32))
+        self.assertEqual(b3, b1)
+        self.assertEqual(b1, hashlib.sha3_256(bytes(32) + b"".join(
+            x.to_bytes(8, "little") for x in d)).digest())
+        self.assertEqual(ec.health.rct_run, 1)
 
 
 class GlueTest(unittest.TestCase):
@@ -126,8 +87,8 @@ class GlueTest(unittest.TestCase):
 
 
 class HealthTest(unittest.TestCase):
-    """RCT and APT on the deltas, the von Neumann bound: cutoffs and
-    induced failures."""
+    """RCT and APT on the deltas, the stuck bound: cutoffs and induced
+    failures."""
 
     @staticmethod
     def critbinom(n, p, q):
@@ -151,12 +112,26 @@ class HealthTest(unittest.TestCase):
             tail = sum(math.comb(511, j) for j in range(c - 1, 512))
             self.assertLessEqual(Fraction(tail, 2 ** 511), Fraction(1, 2 ** a))
 
-    def test_vn_cutoffs_from_formula(self):
-        """(7/8)^C <= alpha: 156 and 312 consecutive pairs without a bit."""
-        for a, c in ((30, model.VN_CUT), (60, model.VN_CUT_PERM)):
-            self.assertEqual(math.ceil(a / -math.log2(Fraction(7, 8))), c)
-            self.assertLessEqual((7 / 8) ** c, 2.0 ** -a)
-            self.assertGreater((7 / 8) ** (c - 1), 2.0 ** -a)
+    def test_stuck_cutoffs_from_formula(self):
+        """The smallest C with (7/8)^C <= alpha, for alpha = 2^-30 and
+        2^-60: 156 and 312 stuck samples in a row (a sample usable with
+        probability 1/8 at least); the core's constants are these."""
+        with open(os.path.join(TANGLED, "jitterentropy.c")) as f:
+            core = f.read()
+        for a, c, name in ((30, model.STUCK_CUT, "JENT_STUCK_CUTOFF"),
+                           (60, model.STUCK_CUT_PERM, "JENT_STUCK_CUTOFF_PERMANENT")):
+            smallest = next(k for k in range(1, 1000)
+                            if Fraction(7, 8) ** k <= Fraction(1, 2 ** a))
+            self.assertEqual(smallest, c)
+            self.assertEqual(math.ceil(a / -math.log2(7 / 8)), c)
+            m = re.search(rf"^#define {name}\s+(\d+)$", core, re.M)
+            self.assertIsNotNone(m, f"the core has no {name}")
+            self.assertEqual(int(m.group(1)), c)
+        self.assertEqual((model.STUCK_CUT, model.STUCK_CUT_PERM), (156, 312))
+
+    # Timer reads before the clock stops: 200 measurements, in the first
+    # block of a new collector (which takes 1 + 64 + 320 at least).
+    MID_FIRST_BLOCK = 600
 
     def _stopped_clock_after(self, seed, good_reads):
         t0, segs = jittery(seed)
@@ -165,31 +140,35 @@ class HealthTest(unittest.TestCase):
 
     def test_rct_intermittent_failure(self):
         """A clock that stops mid-block: the 31st equal delta fails the read
-        with -2, the buffer is zero, the pool and chain value are reset."""
-        t0, segs = self._stopped_clock_after(20, 1500)
+        with -2, the buffer is zero, the chain value is reset; the stuck
+        test's history and the health counters are not."""
+        t0, segs = self._stopped_clock_after(20, self.MID_FIRST_BLOCK)
         (r1, _), = compare_read(self, t0, segs, [32])[0][:1]
         self.assertEqual(r1, -2)
         _, ec = compare_read(self, t0, segs, [32])
-        self.assertEqual((ec.data, ec.block, ec.health.rct_run), (0, bytes(32), 31))
+        self.assertEqual((ec.block, ec.health.rct_run), (bytes(32), 31))
+        self.assertEqual((ec.ld, ec.ld2, ec.health.stuck_run), (0, 0, 30))
 
     def test_failure_after_good_reads_clears_the_chain(self):
         """The clock stops after some good reads: the failed read resets
-        the pool and the chain value the good ones left (the C state
-        after every read equals the model's).  When the first block fails,
-        as in the test above, the chain value is still all zero and a
-        reset that forgot it could not be seen."""
-        t0, segs = self._stopped_clock_after(24, 16000)
-        res, ec = compare_read(self, t0, segs, [32] * 4)
+        the chain value the good ones left (the C state after every read
+        equals the model's).  When the first block fails, as in the test
+        above, the chain value is still all zero and a reset that forgot
+        it could not be seen."""
+        t0, segs = self._stopped_clock_after(24, 2400)
+        blocks = []
+        res, ec = compare_read(self, t0, segs, [32] * 4,
+                               after_read=lambda i, ec, c: blocks.append(c["block"]))
         codes = [r for r, _ in res]
-        self.assertEqual(codes[0], 0)
-        self.assertIn(-2, codes)
-        self.assertEqual((ec.data, ec.block), (0, bytes(32)))
+        self.assertEqual(codes, [0, 0, -2, -2])
+        self.assertEqual(blocks[1], res[1][1].hex())
+        self.assertEqual(blocks[2:], ["00" * 32] * 2)
 
     def test_rct_permanent_failure(self):
         """The clock stays stopped: each read fails again at once (the run
         goes on), until the 61st equal delta makes it permanent; from then
         on every read fails with -3 without measuring."""
-        t0, segs = self._stopped_clock_after(21, 1500)
+        t0, segs = self._stopped_clock_after(21, self.MID_FIRST_BLOCK)
         res, ec = compare_read(self, t0, segs, [32] * 32)
         codes = [r for r, _ in res]
         self.assertEqual(codes, [-2] * 30 + [-3, -3])
@@ -215,40 +194,41 @@ class HealthTest(unittest.TestCase):
         self.assertGreaterEqual(ec.health.apt_count, model.APT_CUT_PERM)
         self.assertLess(ec.health.rct_run, model.RCT_CUT)
 
-    def test_vn_bound_intermittent_and_permanent(self):
-        """Deltas that all have even parity, so every folded bit is 0, and
-        never repeat: no pair makes a bit.  After 156 pairs in a row the
-        read fails (-2); each later read adds a pair, and the 312th makes
-        the failure permanent (-3)."""
-        deltas, d = [], 1000
-        while len(deltas) < 1200:
-            d += 7 + len(deltas) % 5
-            if bin(d).count("1") % 2 == 0:
-                deltas.append(d)
-        res, ec = compare_read(self, *deltas_timer(deltas), [32] * 158)
-        codes = [r for r, _ in res]
-        self.assertEqual(codes, [-2] * 156 + [-3, -3])
-        self.assertEqual(ec.health.vn, model.VN_CUT_PERM)
-        self.assertLess(ec.health.rct_run, model.RCT_CUT)
+    def test_stuck_bound_intermittent_and_permanent(self):
+        """Deltas that grow by a constant step never repeat (no RCT, APT
+        or lag match) and are stuck, by their zero third difference, from
+        the third on.  The first read of a new collector fails (-2) at its
+        158th sample, the 156th stuck one in a row (priming samples are
+        stuck-tested as every sample is).  The count and the stuck test's history
+        outlive the failure; each later read's first two samples, whose
+        stuck tests span the block's priming measurement, are not stuck
+        (and counted), but may not set the count back, so the read fails at
+        its third sample with the count one higher.  The 157th read brings
+        it to 312: permanent (-3); the next read fails at once.  Were the
+        count set back by those two samples, or the history cleared, every
+        read would fail with -2 and none with -3."""
+        deltas = [5000 + 7 * k for k in range(1000)]
+        reads = model.STUCK_CUT_PERM - model.STUCK_CUT + 2
+        seen = []
 
-    def test_vn_bound_reached_by_a_constant_step_across_reads(self):
-        """Deltas that grow by a constant step never repeat and are stuck
-        (zero third difference) from the third on, so no pair makes a bit
-        and the misses climb to 156: the read fails (-2).  The stuck
-        test's history outlives the failure, and the first pair of the
-        next block, whose stuck tests span the block's priming
-        measurement, may make a bit but does not set the count back; so
-        each later read adds a miss, and the 312th is permanent (-3).
-        Before the fix (history cleared, the count set back by that pair)
-        every read failed with -2, none with -3."""
-        deltas = [5000 + 7 * k for k in range(3000)]
-        reads = model.VN_CUT_PERM - model.VN_CUT + 2
-        res, ec = compare_read(self, *deltas_timer(deltas), [32] * reads)
+        def after_read(i, ec, c_state):
+            seen.append((c_state["stuck_run"], c_state["reads"]))
+        res, ec = compare_read(self, *deltas_timer(deltas, prime=False), [32] * reads,
+                               after_read=after_read)
         codes = [r for r, _ in res]
         self.assertEqual(codes, [-2] * (reads - 2) + [-3, -3])
-        self.assertEqual(ec.health.vn, model.VN_CUT_PERM)
+        self.assertEqual([r for r, _ in seen],
+                         list(range(model.STUCK_CUT, model.STUCK_CUT_PERM + 1))
+                         + [model.STUCK_CUT_PERM])
+        # timer reads: 3 a measurement; the first read 1 + 158, each
+        # later one 1 + 3, the last one none
+        per_read = [b - a for a, b in zip([0] + [t for _, t in seen], [t for _, t in seen])]
+        self.assertEqual(per_read, [3 * (1 + 2 + model.STUCK_CUT)]
+                         + [3 * (1 + 3)] * (reads - 2) + [0])
+        self.assertEqual(ec.health.stuck_run, model.STUCK_CUT_PERM)
         self.assertLess(ec.health.rct_run, model.RCT_CUT)
         self.assertLess(ec.health.apt_count, model.APT_CUT)
+        self.assertEqual(ec.health.lag_count, 0)
 
     def test_good_timers_pass(self):
         """On jittery timers, long reads never fail a health test."""
@@ -258,7 +238,7 @@ class HealthTest(unittest.TestCase):
             self.assertEqual(res[0][0], 0)
 
     def test_failed_collector_stays_failed(self):
-        t0, segs = self._stopped_clock_after(23, 1500)
+        t0, segs = self._stopped_clock_after(23, self.MID_FIRST_BLOCK)
         res, ec = compare_read(self, t0, segs, [32] * 31 + [0, 1])
         self.assertEqual([r for r, _ in res][-3:], [-3, -3, -3])
 

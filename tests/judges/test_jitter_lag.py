@@ -2,8 +2,8 @@
 """The lag predictor test of the Jitter RNG core (chapter "The CPU Jitter
 RNG: entropy evidence"): its cutoffs from their formulas, the C core and
 the model agreeing on its counters, and timers of period 2 to 8, which the
-RCT, the APT and the von Neumann bound let through, failing the start-up
-test and every read.
+RCT, the APT and the stuck bound let through, failing the start-up test
+and every read.
 """
 
 import math
@@ -16,7 +16,7 @@ from harness.judges import entropy_math as em
 from .jitter_driver import compare_read, deltas_timer, drive, model, timer_lines
 
 # The deltas of one period of the scripted timers (their first k for
-# period k): never stuck, folded bits alternating, no delta repeated.
+# period k): never stuck, no delta repeated within a period.
 PERIOD = (1003, 1019, 1008, 1022, 1026, 1029, 1000, 1024)
 
 

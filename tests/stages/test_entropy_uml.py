@@ -50,10 +50,10 @@ def part(name, count, start):
 res.write('{"type":"begin"}\n')
 data = part("seq", seq, 1000) if seq else b""
 data += part("restart", n, 7)
-for name, key, first in (("words", "conform.entropy_words", 5000),
-                         ("blocks", "conform.entropy_blocks", 6000)):
-    if int(args.get(key, "0")):
-        data += part(name, int(args[key]), first)
+if "conform.entropy_words" in args:
+    raise SystemExit("conform.entropy_words: no such part any more")
+if int(args.get("conform.entropy_blocks", "0")):
+    data += part("blocks", int(args["conform.entropy_blocks"]), 6000)
 rows = int(args.get("conform.entropy_strides", "0"))
 if rows:
     data += part("strides", rows * int(args["conform.entropy_stride_len"]), 9000)
@@ -214,14 +214,15 @@ class CollectTest(Fake):
             self.assertIn("start-up", f.read())
         json.dumps(meta)
 
-    def test_the_tsc_sources_record_the_conditioning(self):
-        """A source of the time stamp counter makes one boot more: pool words
-        for both, and for the source as shipped output blocks and the rows of
-        the two-sample test; each part lands in its own file."""
+    def test_the_tsc_source_records_the_conditioning(self):
+        """The source of the time stamp counter as shipped makes one boot
+        more: output blocks and the rows of the two-sample test, each part
+        in its own file; its -fixed twin and the other sources make none
+        (there are no pool words to record any more)."""
         class Args:
             samples, restarts, len = 5, 2, 4
-        for name, want in (("ours-uml-tsc", ("words", "blocks", "strides")),
-                           ("ours-uml-tsc-fixed", ("words",))):
+        for name, want in (("ours-uml-tsc", ("blocks", "strides")),
+                           ("ours-uml-tsc-fixed", ()), ("ours-uml", ())):
             sdir = os.path.join(self.d, name)
             os.makedirs(sdir)
             with self.env(), \
@@ -231,20 +232,21 @@ class CollectTest(Fake):
                                       return_value=("v", "src")), \
                     mock.patch.object(entropy_uml.guest, "build", return_value="init"), \
                     mock.patch.object(entropy_uml.initramfs, "write", return_value="rd"), \
-                    mock.patch.multiple(entropy_uml, WORDS=3, BLOCKS=2, STRIDE_ROWS=2,
+                    mock.patch.multiple(entropy_uml, BLOCKS=2, STRIDE_ROWS=2,
                                         STRIDE_LEN=5):
                 meta = entropy_uml.collect(name, Args, sdir)
             for part in ("words", "blocks", "strides"):
                 self.assertEqual(os.path.exists(os.path.join(sdir, f"{part}.bin")),
                                  part in want, (name, part))
-            with open(os.path.join(sdir, "words.bin"), "rb") as f:
-                self.assertEqual(struct.unpack("<3Q", f.read()), (5000, 5001, 5002))
-            self.assertEqual(meta["startup_at_boot"]["boots"], 4)
-            self.assertEqual("strides" in meta["conditioning"], "strides" in want)
+            self.assertEqual(meta["startup_at_boot"]["boots"], 3 + bool(want), name)
+            self.assertEqual(os.path.isdir(os.path.join(sdir, "boots", "cond")),
+                             bool(want), name)
+            self.assertEqual(bool(meta["conditioning"]), bool(want), name)
         with open(os.path.join(self.d, "ours-uml-tsc", "blocks.bin"), "rb") as f:
-            self.assertEqual(len(f.read()), 8 * 4 * 2)
+            self.assertEqual(struct.unpack("<8Q", f.read()), tuple(range(6000, 6008)))
         with open(os.path.join(self.d, "ours-uml-tsc", "strides.bin"), "rb") as f:
             self.assertEqual(len(f.read()), 8 * 2 * 5)
+        self.assertNotIn("words", entropy_uml.PARTS)
 
     def test_sources_are_known_to_the_stage(self):
         for name in ("ours-uml", "ours-uml-fixed", "ours-uml-tsc", "ours-uml-tsc-fixed"):

@@ -2,15 +2,19 @@
 """The Public Use Document (harness/stages/pud.py) renders from the entropy
 run alone: every section, the claim and the figures of the summary, the
 code's cutoffs; it fails when its data is not this tree's or a credited
-source was not measured, and when there is no entropy run at all."""
+source was not measured, and when there is no entropy run at all; a
+record of an earlier design of the core renders, and says so once."""
 
 import argparse
+import glob
+import json
 import os
 import shutil
 import tempfile
 import unittest
 from unittest import mock
 
+from harness.base import config
 from harness.judges import entropy_chain as chain
 from harness.judges import entropy_claim as claims
 from harness.judges import entropy_report as er
@@ -45,9 +49,28 @@ class PudTest(unittest.TestCase):
             self.assertIn(f"# {title} ", md)
         for text in ("31 / 61", "325 / 355", "156 / 312", "1.000",
                      "x86-64, the kernel's timing path (rdtsc)", "`ours-uml-tsc`",
-                     "4.2500", "384.0", "`make acvp` writes them"):
+                     "4.2500", "384.0", "`make acvp` writes them",
+                     "SHA3-256 of 320 counted deltas", "| stuck bound (4.5) |",
+                     "q of samples that are not stuck"):
             self.assertIn(text, md)
+        for gone in ("von Neumann", "pool word", "unbiased", "LFSR"):
+            self.assertNotIn(gone, md)
         self.assertGreater(os.path.getsize(os.path.join(self.out, "pud.pdf")), 1000)
+
+    def test_a_record_of_an_earlier_design_renders(self):
+        """The kept records of the earlier designs (evidence/history/)
+        render every section, say once that they are of an earlier design,
+        and show that design's credit as not measured."""
+        for path in sorted(glob.glob(config.top("evidence/history/*.json"))):
+            with self.subTest(path=os.path.basename(path)):
+                with open(path) as f:
+                    data = json.load(f)
+                cs = self.render(data, current=False)
+                self.assertEqual(cs["pud.html"].status, "pass", cs["pud.html"].reason)
+                with open(os.path.join(self.out, "pud.md")) as f:
+                    md = f.read()
+                self.assertEqual(md.count("The record is of an earlier design"), 1)
+                self.assertNotIn("384.0", md)
 
     def test_data_of_other_inputs_fails(self):
         cs = self.render(summary(), current=False)

@@ -62,6 +62,20 @@ def _table(head, rows):
     return small_table(out, "scriptsize")
 
 
+def earlier_design(data):
+    """Whether the summary is of an earlier design of the core (pool words
+    and von Neumann unbiasing, before the counted deltas were hashed):
+    its code has no counted samples per block."""
+    return "block_samples" not in (data.get("code") or {})
+
+
+EARLIER = ("This record is of an earlier design of the core, which extracted bits "
+           "from the deltas into pool words ([why this port hashes the deltas "
+           "instead](#jitter-why-deltas)); the tables show what it holds that this "
+           "design shares, and the entropy chain, the stuck bound and the credit of "
+           "this design need a new run of `make entropy`.")
+
+
 def ok_sources(data):
     return [(n, s) for n, s in data["sources"].items() if not s.get("error")]
 
@@ -74,14 +88,15 @@ def claims_md(data, esc):
     """One claim per operating environment, and what its sources support."""
     rows = []
     for env, c in (data.get("claims") or {}).items():
+        credit = not earlier_design(data)
         rows.append([esc(c["title"]), f(c["claim"], 3) if c["claim"] else "none",
                      ", ".join(f"`{n}`" for n in c["sources"]), f(c["h"], 4),
-                     f(c["h_vn"], 4), f(c["credited_bits"], 1),
-                     f(c["full_entropy"]) if c["claim"] else "--",
+                     f(c["credited_bits"], 1) if credit else "--",
+                     f(c["full_entropy"]) if c["claim"] and credit else "--",
                      "judged" if c["credited"] else "reported"])
     return table(["operating environment", "$H_{submitter}$", "sources",
-                  "validated $H$ (least)", "$h'$ unbiased bits (least)",
-                  "credit per block (bits)", "full entropy", "make check"], rows)
+                  "validated $H$ (least)", "credit per block (bits)", "full entropy",
+                  "make check"], rows)
 
 
 def shuffle_md(data):
@@ -98,13 +113,19 @@ def shuffle_md(data):
             rows.append([label(name, x), "fixed" if x.get("fixed_loops") else "shuffled",
                          f(x["describe"]["quantiles"]["median"]), f(a.get("assessed")),
                          f(rs.get("h_r")), f(rs.get("h_c")),
-                         f((x.get("vn") or {}).get("assessed")),
                          f(x["samples_per_block"], 1), f(x.get("h")),
-                         f(((x.get("chain") or {}).get("summary") or {})
-                           .get("credited_bits"), 1)])
+                         f(credit_of(data, x), 1)])
     return table(["source", "loop counts", "median delta", "assessed (no claim)",
-                  "$H_r$", "$H_c$", "$h'$ unbiased bits", "samples per block",
-                  "$H$ credited", "credit per block"], rows)
+                  "$H_r$", "$H_c$", "samples per block", "$H$ credited",
+                  "credit per block"], rows)
+
+
+def credit_of(data, s):
+    """A source's credit per block from its chain; None for a record of
+    an earlier design, whose chain is not this design's."""
+    if earlier_design(data):
+        return None
+    return ((s.get("chain") or {}).get("summary") or {}).get("credited_bits")
 
 
 def short_clock(clock):
@@ -149,10 +170,9 @@ def symbol_md(data):
         rows.append([label(n, s), f(q["min"]), f(q["median"]), f(q["p99"]), f(d["iqr"]),
                      f(d["distinct"]), f(d["lattice_step"]), f(d["plugin_h_delta"], 3),
                      f(d["plugin_h_low8"], 3), f(d["plugin_h_low4"], 3),
-                     f(d["fold_ones"], 3), f(d["stuck"], 4)])
+                     f(d["stuck"], 4)])
     return table(["source", "min", "median", "99th pct.", "IQR", "distinct", "step",
-                  "MCV H, delta", "MCV H, low 8", "MCV H, low 4", "folded 1s",
-                  "stuck"], rows)
+                  "MCV H, delta", "MCV H, low 8", "MCV H, low 4", "stuck"], rows)
 
 
 def estimators_md(data):
@@ -193,8 +213,7 @@ def decided(d):
 
 BITS_PER_TABLE = 4
 SOURCES_PER_TABLE = 2
-BITS = {"fold": "folded bits", "vn": "unbiased bits",
-        "words": "pool words (recorded), bits", "blocks": "output blocks (recorded), bits"}
+BITS = {"blocks": "output blocks (recorded), bits"}
 
 
 def bits_md(data):
@@ -250,7 +269,7 @@ def priming_md(data):
     if not rows:
         return []
     return ["Each restart of our core starts with its priming samples, which "
-            "the stuck test and the health tests see and no bit comes from; "
+            "the stuck test and the health tests see and which are not counted; "
             "the matrix above is of the samples after them.  Here is the same "
             "column statistic (the count of the most common 8-bit symbol in "
             f"{f((data.get('params') or {}).get('restarts'))} restarts) over the "
@@ -293,9 +312,9 @@ def flags_md(data, esc):
     return out or ["No user-space source in this run.", ""]
 
 
-def chain_md(n, s, esc):
+def chain_md(data, n, s, esc):
     ch = s.get("chain")
-    if not ch:
+    if not ch or earlier_design(data):
         return []
     rows = []
     for st in ch["steps"]:
@@ -307,7 +326,9 @@ def chain_md(n, s, esc):
     out = [f"**{label(n, s)}.**", ""]
     out += table(["step", "SP 800-90B role", "$n_{in}$", "$n_{out}$", "$n_w$",
                   "$h_{in}$", "Output_Entropy", "$h'$ tested", "credited"], rows)
-    out += [f"Into SHA3-256: {f(sm['h_in_block'], 1)} bits for a 256-bit block "
+    counted = (f"{sm['counted']} counted samples at {f(sm['h_sample'])} bits each, "
+               if sm.get("counted") else "")
+    out += [f"Into SHA3-256: {counted}{f(sm['h_in_block'], 1)} bits for a 256-bit block "
             f"(full entropy needs {sm['needed']}): "
             f"{'**full entropy**' if sm['full_entropy'] else '**not full entropy**'}; "
             f"{f(sm['samples_per_block'], 1)} raw samples per block, "
@@ -336,13 +357,14 @@ def fp_md(data):
         h = s.get("health")
         if not h or s["design"] != "ours":
             continue
-        for k, name, top, param in (("rct", "RCT", h["rct"]["max"], h["rct"]["repeat"]),
-                                    ("apt", "APT", h["apt"]["max"], h["apt"]["share"]),
-                                    ("lag", "lag predictor",
-                                     f"{h['lag']['max_run']} / {f(h['lag']['max_count'])}",
-                                     h["lag"]["hit"]),
-                                    ("vn", "von Neumann bound", h["vn"]["max_misses"],
-                                     h["vn"]["yield"])):
+        tests = [("rct", "RCT", h["rct"]["max"], h["rct"]["repeat"]),
+                 ("apt", "APT", h["apt"]["max"], h["apt"]["share"]),
+                 ("lag", "lag predictor",
+                  f"{h['lag']['max_run']} / {f(h['lag']['max_count'])}", h["lag"]["hit"])]
+        if "stuck" in h:            # (a record of an earlier design has none)
+            tests.append(("stuck", "stuck bound", h["stuck"]["max_run"],
+                          h["stuck"]["yield"]))
+        for k, name, top, param in tests:
             t = h[k]
             cut = (f"{t['run_cutoff']} / {f(t['count_cutoff'])}" if k == "lag"
                    else str(t["cutoff"]))
@@ -353,6 +375,8 @@ def fp_md(data):
 
 
 def drbg_md(data):
+    if earlier_design(data):
+        return ["Not shown: the record's credit is of the earlier design (see above).", ""]
     rows = [[f(r["strength_bits"]), r["drbgs"], f(r["instantiate_bytes"]),
              f(r["instantiate_bits"], 1), f(r["reseed_bytes"]), f(r["reseed_bits"], 1)]
             for r in data.get("drbg", [])]
@@ -368,7 +392,8 @@ def rate_md(data):
             continue
         by[n] = r
         rows.append([label(n, s), r["clock"], f(r["samples_per_s"], 0), f(s["h_i"]),
-                     f(r["bits_per_s"], 0), f(r.get("credited_bits_per_s"), 0)])
+                     f(r["bits_per_s"], 0),
+                     f(None if earlier_design(data) else r.get("credited_bits_per_s"), 0)])
     out = table(["source", "seconds of", "raw samples per second", "$H_I$",
                  "assessed bits per second", "credited output bits per second"], rows)
     if "ours-user" in by and "pristine-user" in by and by["pristine-user"]["bits_per_s"]:
@@ -432,6 +457,8 @@ def intro_md(data, ctx):
            f"is read from {code(ctx.get('entropy_summary', SUMMARY))} and "
            f"{code(ctx.get('entropy_figdata', FIGDATA) + '/')}, and the chapter "
            "[entropy evidence](#jitter-entropy) says what they mean.", ""]
+    if earlier_design(data):
+        out += [EARLIER, ""]
     if emu:
         out += [f"Data of {', '.join(code(n) for n in emu)} comes from a guest under "
                 f"QEMU's TCG: *{figures.TCG_LABEL}*.  It is assessed like the rest, "
@@ -458,7 +485,8 @@ SECTIONS = (
     ("Dependence on the past {- #entropy-run-lag}",
      lambda d, c, n: figure_md(c, "entropy-correlation", n)),
     ("The entropy chain to an output block {- #entropy-run-chain}",
-     lambda d, c, n: [x for nm, s in ok_sources(d) for x in chain_md(nm, s, c["esc"])]),
+     lambda d, c, n: [x for nm, s in ok_sources(d) for x in chain_md(d, nm, s, c["esc"])]
+     or ["No chain of this design in this record (see above).", ""]),
     ("The health tests' cutoffs, re-derived {- #entropy-run-cutoffs}",
      lambda d, c, n: cutoffs_md(d)),
     ("False positives on the 1,000,000 samples {- #entropy-run-fp}",
