@@ -107,7 +107,7 @@ def environments_md(data, code):
                      e["note"]])
     return section(*SECTIONS[2]) + [
         "One claim per operating environment (SP 800-90B 3.1.3, 3.2.2), "
-        f"*H*~submitter~ bits of min-entropy per raw sample.  *H*~I~ = min(claim, "
+        "*H*~submitter~ bits of min-entropy per raw sample.  *H*~I~ = min(claim, "
         "assessed); the validated *H* = min(*H*~r~, *H*~c~, *H*~I~) of the "
         "environment's sources, the least of them.", ""] + rows(
         ["operating environment", "timer", "claim", "sources", "assessed (least)",

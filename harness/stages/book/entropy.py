@@ -12,7 +12,6 @@ without either it says so and names the command, and a note (a build
 warning) says what is missing.
 """
 
-import glob
 import json
 import os
 import re
