@@ -11,9 +11,11 @@ option a patch of the series adds (harness/judges/kconfig_space.py reads
 them and their rules from tangled/patches).  Each combination is set on
 a small base, the kernel's tinyconfig with conformance/kconfig/matrix.config,
 in one build directory, $KCACHE/linux-<version>/build-matrix/, one after
-the other (kbuild rebuilds only what a changed option touches; --short
-gives each of its combinations a directory of its own, build-matrix-<name>,
-so that a warm make check rebuilds nothing):
+the other: kbuild rebuilds only what a changed option touches, so that
+only the first build is cold (on two CPUs a few minutes; each next
+combination about ten seconds).  --short uses the same directory (it
+gave each combination one of its own, which cost a new machine six cold
+builds, 780 s).
 
   1. olddefconfig; a combination whose values Kconfig does not keep is
      "refused" (the rules let it through; Kconfig has the last word);
@@ -35,6 +37,7 @@ refuse), kconfig.matrix and kconfig.rules of a full run,
 kconfig.randconfig.<seed>.
 """
 
+import datetime
 import hashlib
 import os
 import random
@@ -42,7 +45,7 @@ import re
 import subprocess
 import time
 
-from ..base import config, evidence, files, kbuild, kcache
+from ..base import config, evidence, files, kbuild, kcache, proc
 from ..base.checks import Check
 from ..base.report import as_dicts
 from ..judges import kconfig_space as ks
@@ -106,18 +109,12 @@ def line_of(name, value):
 class Tree:
     """The build directory of the matrix and its base .config."""
 
-    def __init__(self, src, build, base=None):
+    def __init__(self, src, build):
         self.src, self.build = src, build
         self.log = os.path.join(build, "matrix.log")
-        self.base = base or os.path.join(build, "base.config")
+        self.base = os.path.join(build, "base.config")
         kcache.make_dirs(build)
         open(self.log, "w").close()
-
-    def twin(self, name):
-        """A build directory of its own for one combination, on this base
-        (--short: each combination keeps its objects, so that a warm run
-        with nothing changed rebuilds nothing)."""
-        return Tree(self.src, f"{self.build}-{name}", self.base)
 
     def make(self, *args, env=None):
         """make -C src O=build args; (exit status, the error lines)."""
@@ -261,6 +258,7 @@ def full_checks(recs, sample, opts):
 
 def run(args):
     t0 = time.time()
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     opts = ks.options(ks.read_patches(config.top(PATCHES)))
     kept, dropped = ks.space(opts)
     src = kcache.apply_series(config.top(PATCHES))
@@ -275,7 +273,7 @@ def run(args):
         for i in range(args.seeds)]
     if args.short:
         for name, spec in SHORT.items():
-            rec = one(tree.twin(name), name, expand(spec, opts))
+            rec = one(tree, name, expand(spec, opts))
             recs.append(rec)
             lab = ks.label(rec["values"], opts)
             checks.append(refused_check(rec, f"{name}: {lab} is refused by Kconfig")
@@ -291,15 +289,15 @@ def run(args):
                  "rule": f"{why[0]}: {why[1]}", "refused": tree.configure(values)}
             sample.append(r)
         checks += full_checks(recs, sample, opts)
-    rand = [randconfig(tree.twin("randconfig") if args.short else tree, s, opts)
-            for s in seeds]
+    rand = [randconfig(tree, s, opts) for s in seeds]
     for r in rand:
         title = f"randconfig of the series' options, KCONFIG_SEED={r['seed']}, builds"
         checks.append(Check.judge(f"kconfig.randconfig.{r['seed']}", title,
                                   [r["error"]] if not r["built"] else [], origin="host",
                                   details={"values": r.get("values")}))
     mode = "short" if args.short else "partial" if args.limit else "full"
-    rep = {"schema": 1, "mode": mode,
+    rep = {"schema": 1, "mode": mode, "started": started, "kernel": version,
+           "host": {"nproc": os.cpu_count(), "cpu_model": proc.cpu_model()},
            "inputs": {"kconfig": evidence.digest(evidence.RECORDS["kconfig"]["inputs"])},
            "options": [{"name": n, "type": t, "rules": [e for e, _ in rules]}
                        for n, t, rules in opts],
