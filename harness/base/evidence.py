@@ -185,12 +185,17 @@ def manifest(root=None):
     return files.read_json(os.path.join(root or config.TOP, MANIFEST)) or {}
 
 
-def load(name, root=None):
+def load(name, root=None, whole=False):
     """(report, provenance): build/'s report when there is one, else the
-    recorded one; provenance says which, and whether it is current."""
+    recorded one; provenance says which, and whether it is current.
+    whole: build/'s report only if it is of the record's mode (make check's
+    kconfig-matrix --short writes the full run's file; a reader of the
+    record wants the full run, kept or not)."""
     root = root or config.TOP
     rec = RECORDS[name]
     rep = files.read_json(os.path.join(root, rec["build"]))
+    if rep and whole and rec.get("mode") and rep.get("mode") != rec["mode"]:
+        rep = None
     if rep:
         return rep, {"source": "build", "path": rec["build"],
                      "current": current(rep, name, root)}

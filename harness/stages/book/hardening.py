@@ -10,8 +10,11 @@ of build/conformance/report.json (`make conform`, run by `make check`),
 build/stress/report.json (`make stress`, the debug kernel at large
 figures; stress.py), build/conformance-i386/report.json (`make
 conform ARCH=i386`, a kernel build of its own and not part of `make
-check`), and build/mutants/series.json (`make mutants`, mutation.py).
-The last three are read from evidence/ (base/evidence.py) when build/
+check`), and build/mutants/series.json (`make mutants`, mutation.py), and
+build/kconfig-matrix/report.json of the full `make kconfig-matrix`
+(kconfig.py; make check's short run writes the same file, and is passed
+over).
+The last four are read from evidence/ (base/evidence.py) when build/
 has none, and each section says which it used and whether the run was
 made on this tree's inputs.  Where a report is missing the section says
 so and names the command; a note (a build warning) is given when a
@@ -22,7 +25,7 @@ not noted: make check must not fail because a long run is out of date.
 import collections
 
 from ...base import evidence
-from . import hmutation, mutation, shards, stress
+from . import hmutation, kconfig, mutation, shards, stress
 from .md import small_table, when
 
 MAIN = "build/conformance/report.json"
@@ -184,6 +187,9 @@ def render(ctx):
     rep, prov = evidence.load("hmutants", top)
     out += _with(hmutation.section(rep, esc, code, notes),
                  provenance_md("hmutants", prov, esc, code))
+    rep, prov = evidence.load("kconfig", top, whole=True)
+    out += _with(kconfig.section(rep, esc, code, notes),
+                 provenance_md("kconfig", prov, esc, code))
     rep, prov = evidence.load("shards", top)
     out += _with(shards.section(rep, esc, code, notes),
                  provenance_md("shards", prov, esc, code))
