@@ -45,3 +45,11 @@ def warn(tag, msg):
 def die(tag, msg):
     """Stop with one line that says what is wrong (exit status 1)."""
     raise SystemExit(f"{tag}: {msg}")
+
+
+def fresh(step):
+    """Whether FRESH (a comma-separated list of make check's steps, or
+    all) asks step to run again instead of taking a kept run's result
+    (kept verdicts of check.py, kept boots of kept_boots.py)."""
+    asked = [x.strip() for x in os.environ.get("FRESH", "").split(",")]
+    return step in asked or "all" in asked

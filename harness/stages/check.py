@@ -253,10 +253,7 @@ def acvp_inputs(root=None):
     return h.hexdigest()
 
 
-def fresh(key):
-    """Whether FRESH (a list of steps, or all) asks key to run again."""
-    asked = [x.strip() for x in os.environ.get("FRESH", "").split(",")]
-    return key in asked or "all" in asked
+fresh = config.fresh
 
 
 def kept_step(r, title, key, verb, fallback_id, digest):

@@ -98,8 +98,7 @@ def drop(outdir, name):
 def wanted():
     """Whether FRESH leaves kept boots to be taken (FRESH=conform or all
     boots everything)."""
-    asked = [x.strip() for x in os.environ.get("FRESH", "").split(",")]
-    return not ("conform" in asked or "all" in asked)
+    return not config.fresh("conform")
 
 
 def say_kept(b):

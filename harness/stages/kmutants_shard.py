@@ -84,22 +84,32 @@ def _base_scope(scope):
     return scope.split("; shard ")[0]
 
 
+def every_shard(tag, shards):
+    """N, when shards ([i, N] of each file given) are every shard 1..N of
+    one run, each once; a one-line error under tag otherwise, naming the
+    shards missing or given twice (make stress's merge uses it too)."""
+    if not shards or any(len(tuple(s or ())) != 2 for s in shards):
+        config.die(tag, f"not every shard of one run: {shards or 'none'}")
+    ns = {s[1] for s in shards}
+    if len(ns) != 1:
+        config.die(tag, f"shards of different runs: N is {sorted(ns)}")
+    n = ns.pop()
+    have = sorted(s[0] for s in shards)
+    if have != list(range(1, n + 1)):
+        missing = sorted(set(range(1, n + 1)) - set(have))
+        twice = sorted({i for i in have if have.count(i) > 1})
+        config.die(tag, f"{n} shards expected: "
+                   + "; ".join(([f"missing {missing}"] if missing else []) +
+                               ([f"twice {twice}"] if twice else [])))
+    return n
+
+
 def merge_shards(datas):
     """{part: the merged run} of the shard files' contents; a one-line error
     when they are not every shard of one run."""
     if not datas:
         config.die("mutants-merge", "no shard file (build/mutants/shard-<i>-of-<N>.json)")
-    ns = {d["shard"][1] for d in datas}
-    if len(ns) != 1:
-        config.die("mutants-merge", f"shards of different runs: N is {sorted(ns)}")
-    n = ns.pop()
-    have = sorted(d["shard"][0] for d in datas)
-    if have != list(range(1, n + 1)):
-        missing = sorted(set(range(1, n + 1)) - set(have))
-        twice = sorted({i for i in have if have.count(i) > 1})
-        config.die("mutants-merge", f"{n} shards expected: "
-                   + (f"missing {missing}" if missing else "")
-                   + (f"; twice {twice}" if twice else ""))
+    n = every_shard("mutants-merge", [d["shard"] for d in datas])
     parts = {}
     for part in sorted({p for d in datas for p in d["parts"]}):
         runs = [(d["shard"][0], d.get("host"), d["parts"].get(part)) for d in datas]

@@ -76,11 +76,7 @@ def merge(reps, costs=None):
     one-line error when they are not every shard of one run."""
     costs = costs or plan_costs()
     plan = [name for name, _ in costs]
-    shards = sorted(tuple(r.get("shard") or ()) for r in reps)
-    n = {s[1] for s in shards if len(s) == 2}
-    if not reps or len(n) != 1 or [s[0] for s in shards] != list(range(1, max(n) + 1)):
-        config.die("stress-merge", f"not every shard of one run: {shards or 'none'}")
-    n = n.pop()
+    n = kmutants_shard.every_shard("stress-merge", [r.get("shard") for r in reps])
     for key in ("inputs",):
         if len({repr(r.get(key)) for r in reps}) != 1:
             config.die("stress-merge", f"the shards differ in {key}: not one run on the "

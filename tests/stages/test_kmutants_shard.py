@@ -69,6 +69,28 @@ class PickTest(unittest.TestCase):
         self.assertEqual(scope, "the first 4 in file order; shard 2 of 2: 2 of 4")
 
 
+class EveryShardTest(unittest.TestCase):
+    """The one test of "every shard 1..N of one run, each once" that the
+    mutants' and the stress run's merges share; its error names what is
+    wrong."""
+
+    def refused(self, given):
+        with mock.patch("sys.stderr"), self.assertRaises(SystemExit) as cm:
+            shards.every_shard("t", given)
+        return str(cm.exception)
+
+    def test_every_shard_once(self):
+        self.assertEqual(shards.every_shard("t", [[2, 3], [1, 3], [3, 3]]), 3)
+        self.assertEqual(shards.every_shard("t", [(1, 1)]), 1)
+
+    def test_missing_twice_mixed_and_malformed(self):
+        self.assertIn("missing [3]", self.refused([[1, 3], [2, 3]]))
+        self.assertIn("missing [2]; twice [1]", self.refused([[1, 2], [1, 2]]))
+        self.assertIn("N is [2, 3]", self.refused([[1, 2], [2, 3]]))
+        self.assertIn("not every shard", self.refused([[1, 2], None]))
+        self.assertIn("not every shard", self.refused([]))
+
+
 class MergeTest(unittest.TestCase):
     def setUp(self):
         self.d = tempfile.mkdtemp(prefix="shards-")
