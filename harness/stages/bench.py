@@ -160,6 +160,7 @@ class Bench:
         self.repo = os.path.join(self.out, "repo")
         self.env = dict(os.environ, KCACHE=self.cache, ACCEL=args.accel,
                         BOOTS="", VECTORS="")
+        self.copied = False         # the working tree copied to repo by this run
         os.environ["KCACHE"] = self.cache   # for kcache's functions here
 
     # -- 1. workflow ---------------------------------------------------------
@@ -170,6 +171,7 @@ class Bench:
     def workflow(self):
         wf = {"repetitions": 1}
         n = copy_tree(self.repo)
+        self.copied = True
         say(f"workflow: copied {n} files of the working tree to "
             f"{os.path.relpath(self.repo, TOP)}")
         if os.path.exists(self.cache):
@@ -247,8 +249,15 @@ class Bench:
     # -- 2. builds -----------------------------------------------------------
 
     def builds(self):
-        if not os.path.isdir(self.repo):
-            copy_tree(self.repo)
+        """The test kernel, by make kernel in the copy, and the pristine one.
+        A run without the workflow phase copies the working tree here: the
+        copy an earlier run left is of that run's tree (until 2026-12-07 a
+        partial run built the series its last full run had copied)."""
+        if not self.copied:
+            n = copy_tree(self.repo)
+            self.copied = True
+            say(f"build: copied {n} files of the working tree to "
+                f"{os.path.relpath(self.repo, TOP)}")
         say("build: the test kernel (make kernel)")
         r = self.make("kernel", os.path.join(self.out, "logs", "kernel-test.log"))
         if r["rc"]:

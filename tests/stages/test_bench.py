@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 import unittest
+from unittest import mock
 
 from harness.base import evidence
 from harness.stages import bench
@@ -222,6 +223,28 @@ class WorkflowTest(unittest.TestCase):
         self.assertFalse(t["workflow.check.cold"]["met"])
         self.assertFalse(t["workflow.warm"]["met"])
         self.assertFalse(t["workflow.chunk"]["met"])
+
+    def test_a_partial_run_builds_this_tree_not_the_last_copy(self):
+        """builds() copies the working tree first unless the workflow phase
+        of this run did: a copy left by an earlier run is of its tree (a
+        partial run measured the previous Jitter RNG core that way)."""
+        for copied, want in ((False, ["copy", "kernel"]), (True, ["kernel"])):
+            b = bench.Bench.__new__(bench.Bench)
+            b.out, b.repo, b.copied = "/nonexistent", tempfile.mkdtemp(), copied
+            self.addCleanup(shutil.rmtree, b.repo)      # a copy an earlier run left
+            done = []
+
+            def make(target, log):
+                done.append(target)
+                return {"seconds": 1.0, "cpu_s": 1.0, "rc": 1, "load": None, "lines": []}
+            b.make = make
+            with self.subTest(copied=copied), \
+                    mock.patch.object(bench, "copy_tree",
+                                      side_effect=lambda d: done.append("copy") or 0), \
+                    mock.patch("sys.stdout"), self.assertRaises(SystemExit):
+                b.builds()
+            self.assertEqual(done, want)
+            self.assertTrue(b.copied)
 
     def test_make_check_runs_twice_in_the_copy(self):
         """The workflow's check phase: make check cold, then warm, each
