@@ -11,7 +11,7 @@ import shutil
 import tempfile
 import unittest
 
-from harness.base import evidence
+from harness.base import evidence, files
 from harness.stages.book import kconfig
 from harness.stages.book import md as bookmd
 
@@ -95,10 +95,7 @@ class WholeLoadTest(unittest.TestCase):
         evidence.record("kconfig", self.top)
 
     def write(self, rel, text):
-        path = os.path.join(self.top, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
+        files.write_text(os.path.join(self.top, rel), text)
 
     def test_a_short_run_is_passed_over(self):
         short = full(mode="short", inputs=evidence.digests(self.top), combinations=[])
