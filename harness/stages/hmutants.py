@@ -43,7 +43,7 @@ from ..base import config
 # named here (argument parsing, progress, rendering for people) is not
 # mutated.
 SCOPE = {
-    "stages/check.py": ("rc_check", "json_step", "tree_inputs", "acvp_inputs", "fresh",
+    "stages/check.py": ("rc_check", "json_step", "tree_inputs", "acvp_inputs",
                         "kept_step", "acvp_step", "kept_entropy", "reused_entropy",
                         "entropy_step", "merge", "judge_skips", "check"),
     "stages/skips.py": ("judge", "verdicts"),
@@ -57,6 +57,7 @@ SCOPE = {
     "stages/kmutants_report.py": ("settle", "judged"),
     "stages/stress.py": ("rejudge",),
     "stages/book/check.py": ("evidence_check", "not_run_problems", "run"),
+    "base/config.py": ("fresh",),
     "base/checks.py": ("passed", "failed", "skipped", "judge", "ok", "summarize",
                        "validate"),
     "base/report.py": ("write_all", "remove_all", "_known_status", "write_junit"),
