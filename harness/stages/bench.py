@@ -20,7 +20,8 @@ appendix, stages/book/performance.py) and build/bench/bench.md (for people).  In
    cold and warm; then (unless --no-check) `make check` in the copy, its
    first run (cold: the debug kernel built, nothing kept) and again (warm).
    Each once: a cold run cannot be repeated cheaply.
-2. builds: the test kernel by the normal path (`make kernel`), and the
+2. builds: the test kernel by the normal path (`make kernel` in the
+   copy, which a run without the workflow phase makes here), and the
    pristine 6.1 kernel from a `git worktree` of the tag 'pristine' in the
    bench's cache, with the same fragment (options the pristine tree does
    not define are dropped by olddefconfig and listed).
