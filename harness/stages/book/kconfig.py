@@ -61,9 +61,11 @@ def section(rep, esc, code, notes):
     sample = rep.get("dropped_sample", [])
     kept_by_kconfig = [r for r in sample if not r.get("refused")]
     rand = rep.get("randconfig", [])
-    secs = [r["seconds"] for r in built if r.get("seconds") is not None]
+    timed = [r for r in built if r.get("seconds") is not None]
+    secs = [r["seconds"] for r in timed]
+    slowest = sorted(timed, key=lambda r: -r["seconds"])[:3]
     host = rep.get("host") or {}
-    out += [f"Linux {esc(str(rep.get('kernel', '?')))}, started "
+    out += [f"linux-source-6.1 {esc(str(rep.get('kernel', '?')))}, started "
             f"{when(rep.get('started'))}, on {esc(str(host.get('cpu_model', '?')))} "
             f"({host.get('nproc', '?')} CPUs).", ""]
     out += [f"{len(rep.get('options', []))} options; {rep.get('allowed_by_rules', '?')} "
@@ -74,8 +76,9 @@ def section(rep, esc, code, notes):
             f"{len(sample) - len(kept_by_kconfig)} were refused and "
             f"{len(kept_by_kconfig)} kept.  The run took {_seconds(rep.get('seconds'))}"
             + (f"; a combination's build {min(secs):.0f} to {max(secs):.0f} s (median "
-               f"{statistics.median(secs):.0f} s), the first one cold" if secs else "")
-            + ".", ""]
+               f"{statistics.median(secs):.0f} s; the slowest: " + ", ".join(
+                   f"{code(r['name'])} {r['seconds']:.0f} s" for r in slowest) + ")"
+               if secs else "") + ".", ""]
     out += ["How often each option took each value among the combinations built:", ""]
     out += small_table(table(["option", "type", "y", "m", "n"], [30, 9, 5, 5, 5],
                              [[code(r[0]), r[1]] + [str(x) for x in r[2:]]

@@ -61,7 +61,8 @@ class SectionTest(unittest.TestCase):
         self.assertIn("4 combinations allowed by their rules and 5 dropped", md)
         self.assertIn("started 2026-12-07 10:00:00 UTC, on cpu (2 CPUs)", md)
         self.assertIn("1 were refused and 0 kept", md)
-        self.assertIn("20 to 150 s (median 30 s)", md)
+        self.assertIn("20 to 150 s (median 30 s; the slowest: `001-nn` 150 s, `003-ny` 30 s, "
+                      "`002-nm` 20 s)", md)
         # KUNIT was n in all three built; the Jitter RNG once each.
         self.assertIn("| `KUNIT` | tristate | 0 | 0 | 3 |", md)
         self.assertIn("| `CRYPTO_JITTERENTROPY` | tristate | 1 | 1 | 1 |", md)
