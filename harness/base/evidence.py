@@ -117,6 +117,22 @@ RECORDS = {
                 "compress": ("*/raw.bin", "*/restart.bin", "*/blocks.bin"),
                 "hash": ("*/*.bin",)},
 }
+# make check's steps whose verdicts a clean clone may take from evidence/
+# instead of running them again (issue 39; check.kept_step): the Kconfig
+# builds, the static checkers, the production config, the assessor's
+# known answers, the harness's mutants and ACVP.  What such a step builds
+# and runs is under these paths: the tangled files, the guest and the
+# kernel fragments, the vectors, the harness and its tests, the Makefile,
+# tools/ and the pinned kernel version; the Debian packages and Python,
+# which no file holds, check.py compares itself.  Not an input: the
+# chapters' prose (make drift ties tangled/ to the chapters), the book's
+# templates, the README and evidence/.
+CHECK_STEP = ("tangled", "conformance", "vectors", "harness", "tests", "Makefile",
+              "tools", "tangle.conf")
+CHECK_STEPS = ("kconfig", "checkers", "prodconfig", "entropy-kat", "mutants", "acvp")
+for _key in CHECK_STEPS:
+    RECORDS[f"check-{_key}"] = {"build": f"build/check/{_key}-kept.json",
+                                "make": "make check", "inputs": CHECK_STEP}
 DIR = "evidence"
 MANIFEST = os.path.join(DIR, "manifest.json")
 

@@ -25,11 +25,16 @@ each is a `python3 -m harness` verb in a process of its own):
                                            host.mutants.*
   6. the test kernel and the debug kernel, then conform on both
      ACVP: the project's vector sets (vectors/acvp) in the test kernel  acvp.*
-     The Kconfig builds, the assessor, the harness's mutants and ACVP
-     keep a run that passed with the digest of the whole tree (and of
-     the test kernel, for ACVP); the next make check of the same digest
-     takes their verdicts instead of running them (FRESH=acvp,... or
-     FRESH=all runs them anyway)
+     The static checkers, the production config, the Kconfig builds,
+     the assessor, the harness's mutants and ACVP keep a run that passed
+     with the digest of the whole tree (and of the test kernel, for
+     ACVP); the next make check of the same digest takes their verdicts
+     instead of running them.  make evidence keeps such a run in
+     evidence/check-<step>.json with the digest of the step's inputs
+     (evidence.CHECK_STEP) and the packages' versions, and a clean
+     clone's make check takes it while both are the same: the steps
+     that build kernel trees of their own (checkers, Kconfig) then cost
+     a newcomer nothing (FRESH=acvp,... or FRESH=all runs them anyway)
      (make teeth, four more builds and boots of the test kernel, is a
      target of its own: about 10 minutes, which would triple a warm
      make check)
@@ -54,19 +59,18 @@ of the plan (its test kernel, often BOOTS), whose skips are a subset.
 """
 
 import datetime
-import hashlib
 import os
-import platform
 import subprocess
 import time
 
 from ..base import conf as confmod
-from ..base import config, evidence, files, kcache, proc
+from ..base import config, evidence, files
 from ..base import reqs as reqsmod
 from ..base.checks import Check
 from ..base.report import as_dicts, new_id, remove_all, write_all
 from ..judges import entropy_report
-from . import inputs, skips
+from . import check_kept, inputs, skips
+from .check_kept import acvp_inputs, tree_inputs
 
 OUT = config.build("check")
 # make entropy's sources that make check collects: our core and 6.1's in
@@ -76,9 +80,6 @@ OUT = config.build("check")
 # in evidence/.
 CHECK_SOURCES = ("ours-user", "pristine-user", "ours-kernel", "ours-uml-tsc",
                  "ours-uml-tsc-fixed")
-# The packages whose versions a kept verdict of a step depends on (kept_step).
-KEPT_PACKAGES = ("linux-source-6.1", "qemu-system-x86", "gcc-12", "libkcapi-dev",
-                 "noweb", "sparse", "coccinelle")
 REPORT = config.build("conformance/report.json")
 EXPECTED_SKIPS = config.top(skips.LIST)
 
@@ -164,11 +165,11 @@ def host_steps(r):
                              "for byte", r.timed("drift", harness("drift")),
                              "tangled/ differs from the book (build/drift/diff.txt)"))
     json_step(r, "checkpatch --strict", "checkpatch", ["checkpatch"], "host.checkpatch")
-    json_step(r, "static checkers against pristine 6.1: sparse, W=1, kernel-doc, coccicheck",
-              "checkers", ["checkers"], "host.checkers.run")
-    json_step(r, "production config: test options off, objects without test code",
-              "prodconfig", ["prodconfig", "build"], "host.prodconfig.test-options-off")
     tree = tree_inputs()
+    kept_step(r, "static checkers against pristine 6.1: sparse, W=1, kernel-doc, coccicheck",
+              "checkers", ["checkers"], "host.checkers.run", tree)
+    kept_step(r, "production config: test options off, objects without test code",
+              "prodconfig", ["prodconfig", "build"], "host.prodconfig.test-options-off", tree)
     kept_step(r, "Kconfig: the series' options at y, m and n, five combinations and a "
               "randconfig, built and linked", "kconfig", ["kconfig-matrix", "--short"],
               "kconfig.build", tree)
@@ -226,61 +227,13 @@ def kernel_steps(r):
     return rep
 
 
-def tree_inputs(root=None):
-    """The digest of every file of the tree (all but build/ and .git), of
-    the packages that build and run what make check runs, and of Python:
-    what a kept verdict of a host step may depend on, taken whole so that
-    no input can be left out of it."""
-    root = root or config.TOP
-    names = sorted(n for n in os.listdir(root) if n not in ("build", ".git"))
-    h = hashlib.sha256(f"files\0{evidence.digest(names, root)}\n".encode())
-    for pkg in KEPT_PACKAGES:
-        h.update(f"{pkg}\0{proc.dpkg_version(pkg)}\n".encode())
-    h.update(f"python\0{platform.python_version()}\n".encode())
-    return h.hexdigest()
-
-
-def acvp_inputs(root=None):
-    """tree_inputs() and the test kernel's image and .config; None while
-    there is no finished test kernel."""
-    version = kcache.installed_version()
-    build = os.path.join(kcache.tree_dir(version), "build-test") if version else None
-    if not build or not os.path.exists(os.path.join(build, "build.ok")):
-        return None
-    h = hashlib.sha256(f"tree\0{tree_inputs(root)}\n".encode())
-    for rel in ("arch/x86/boot/bzImage", ".config"):
-        h.update(f"{rel}\0{files.sha256_file(os.path.join(build, rel))}\n".encode())
-    return h.hexdigest()
-
-
 fresh = config.fresh
 
 
-def kept_step(r, title, key, verb, fallback_id, digest):
-    """json_step, or the verdicts of the last run of this step that passed
-    on inputs of the same digest (build/check/<key>-kept.json), each
-    naming the run it comes from.  A failure is never kept; no digest, or
-    FRESH=<key> or all, runs the step."""
-    kept_path = os.path.join(OUT, f"{key}-kept.json")
-    if fresh(key):
-        digest = None
-    kept = files.read_json(kept_path)
-    if digest and kept and kept.get("inputs") == digest and kept.get("checks"):
-        step(f"{title}: the verdicts of the run of {kept['started']}, on the same inputs "
-             f"(FRESH={key} runs it again)")
-        r.checks += [Check.from_dict(dict(c, details=dict(c.get("details") or {},
-                                                          from_run=kept["started"])))
-                     for c in kept["checks"]]
-        r.timings[key] = 0.0
-        return
-    if os.path.exists(kept_path):
-        os.unlink(kept_path)
-    first = len(r.checks)
-    json_step(r, title, key, verb, fallback_id)
-    ran = r.checks[first:]
-    if digest and ran and all(c.status != "fail" for c in ran):
-        files.write_json(kept_path, {"inputs": digest, "started": r.started,
-                                     "checks": as_dicts(ran)})
+def kept_step(r, title, key, verb, fallback_id, digest, root=None):
+    """check_kept.kept_step() with this module's OUT, json_step and step."""
+    check_kept.kept_step(r, title, key, verb, fallback_id, digest, root, out=OUT,
+                         run_step=json_step, say=step)
 
 
 def acvp_step(r, root=None):
@@ -288,7 +241,7 @@ def acvp_step(r, root=None):
     kept with the digest of the tree and the test kernel."""
     kept_step(r, "ACVP: the vector sets of vectors/acvp in the test kernel", "acvp",
               ["acvp", "--dir", config.top("vectors/acvp")], "acvp.total",
-              None if fresh("acvp") else acvp_inputs(root))
+              None if fresh("acvp") else acvp_inputs(root), root)
 
 
 def kept_entropy(root=None):

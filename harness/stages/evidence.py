@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The verb evidence (make evidence): keep the reports of the long runs.
 
-  python3 -m harness evidence [--only stress,i386,mutants,modules,kconfig,entropy]
+  python3 -m harness evidence [--only NAME,...]   (the names: base/evidence.py's RECORDS)
 
 Copies build/stress/report.json, build/conformance-i386/report.json,
 build/mutants/series.json, build/modules-check/report.json and the full
@@ -9,7 +9,10 @@ make entropy run (its summary, the
 sources' assessments, the figures' data, the 8-bit sample files and the
 SHA-256 of every raw file, into evidence/entropy/) into evidence/
 (base/evidence.py), each only if it was made on this tree's inputs, and
-writes evidence/manifest.json.
+writes evidence/manifest.json.  The kept verdicts of make check's long
+host steps and of ACVP (build/check/<step>-kept.json, written by a make
+check where the step ran and passed) are kept as check-<step>, so that a
+clean clone's make check takes them while their inputs are the same.
 Without --only a report that is not there is passed over (said); with
 --only it is an error.  Commit evidence/ afterwards: the book of a clean
 clone then has the figures.
@@ -49,5 +52,5 @@ def register(sub):
                        "make entropy in "
                        "evidence/ (if made on this tree)")
     p.add_argument("--only", default="",
-                   help="comma-separated: stress, i386, mutants, modules, kconfig, entropy")
+                   help=f"comma-separated: {', '.join(evidence.RECORDS)}")
     p.set_defaults(func=run)

@@ -147,6 +147,15 @@ MUTANTS = [
       "stale = ran + ([] if excused else absent)", "stale = []",
       SKIPS + "JudgeTest.test_an_entry_whose_check_ran_fails_even_in_a_restricted_run",
       "a declared skip whose check ran and passed is accepted"),
+    m("check-record-any-packages", "stages/check_kept.py", "    if other:\n", "    if False:\n",
+      T + "stages.test_check_kept.RecordedStepTest."
+      "test_changed_inputs_packages_or_fresh_run_the_step",
+      "a step kept in evidence/ is taken where other packages are installed"),
+    m("check-record-stale-taken", "stages/check_kept.py",
+      "    why = evidence.stale(rec, name, root)\n", "    why = None\n",
+      T + "stages.test_check_kept.RecordedStepTest."
+      "test_changed_inputs_packages_or_fresh_run_the_step",
+      "a step kept in evidence/ is taken after its inputs changed"),
     m("skips-not-judged", "stages/check.py", "        skips_step(r, rep)\n", "",
       T + "stages.test_check.SkipsStepTest.test_an_unexpected_skip_fails_make_check",
       "make check does not judge its skips"),

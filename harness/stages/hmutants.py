@@ -43,9 +43,10 @@ from ..base import config
 # named here (argument parsing, progress, rendering for people) is not
 # mutated.
 SCOPE = {
-    "stages/check.py": ("rc_check", "json_step", "tree_inputs", "acvp_inputs",
-                        "kept_step", "acvp_step", "kept_entropy", "reused_entropy",
-                        "entropy_step", "merge", "judge_skips", "check"),
+    "stages/check.py": ("rc_check", "json_step", "acvp_step", "kept_entropy",
+                        "reused_entropy", "entropy_step", "merge", "judge_skips", "check"),
+    "stages/check_kept.py": ("tree_inputs", "acvp_inputs", "packages", "recorded",
+                             "outputs", "take", "kept_step"),
     "stages/skips.py": ("judge", "verdicts"),
     "stages/host_tests.py": ("_rec", "addSuccess", "addFailure", "addError", "addSkip",
                              "addSubTest", "addUnexpectedSuccess", "addExpectedFailure",

@@ -56,12 +56,19 @@ class DigestTest(unittest.TestCase):
             write(top, "conformance/guest/__pycache__/x.pyc", "bytes\n")
             d = evidence.digests(top)
             # The harness's generated mutants are judged by the whole
-            # harness and its tests, and the bench times the pipeline
-            # itself: any file of the harness is their input.
-            self.assertNotEqual(d.pop("hmutants"), d0["hmutants"])
-            self.assertNotEqual(d.pop("bench"), d0["bench"])
-            self.assertEqual(d, {n: v for n, v in d0.items() if n not in ("hmutants",
-                                                                          "bench")})
+            # harness and its tests, the bench times the pipeline itself,
+            # and make check's kept steps run it: any file of the harness
+            # is their input.
+            whole = ("hmutants", "bench") + tuple(f"check-{k}" for k in evidence.CHECK_STEPS)
+            for n in whole:
+                self.assertNotEqual(d.pop(n), d0[n], n)
+            self.assertEqual(d, {n: v for n, v in d0.items() if n not in whole})
+            self.assertEqual(len(d), 7)
+            # A chapter's prose, the book and evidence/ are no step's input.
+            d1 = evidence.digests(top)
+            for rel in ("chapters/10-x.nw", "book/t.html", "evidence/x.json", "README.md"):
+                write(top, rel, "prose\n")
+            self.assertEqual(evidence.digests(top), d1)
             d0 = evidence.digests(top)
             write(top, "conformance/guest/main.c", "int main(void) { return 1; }\n")
             d1 = evidence.digests(top)

@@ -256,10 +256,13 @@ class RunPlanTest(unittest.TestCase):
         import time
         lock, live, log, done = threading.Lock(), set(), [], {}
 
+        self.starts = []
+
         def one(i, spec):
             with lock:
                 live.add(spec["name"])
                 log.append(frozenset(live))
+                self.starts.append(spec["name"])
             time.sleep(spec.get("t", 0.05))
             with lock:
                 live.discard(spec["name"])
@@ -284,6 +287,23 @@ class RunPlanTest(unittest.TestCase):
         log, done = self.run_plan([{"name": f"b{i}"} for i in range(4)], 1)
         self.assertEqual(len(done), 4)
         self.assertTrue(all(len(s) == 1 for s in log))
+
+    def test_longest_first_after_solo_and_background(self):
+        """The debug kernel's long boots start first (beside each other),
+        not last, where the two longest would end the run one after the
+        other; the solo boot still runs first and alone."""
+        plan = [{"name": "main", "solo": True}, {"name": "drbg"},
+                {"name": "hang", "background": True}, {"name": "cavs"},
+                {"name": "debug-jitter"}, {"name": "debug-cavs"}, {"name": "debug-main"}]
+        names = [plan[i]["name"] for i in conform.order(plan)]
+        self.assertEqual(names, ["main", "hang", "debug-main", "debug-cavs", "debug-jitter",
+                                 "drbg", "cavs"])
+        self.assertEqual(sorted(conform.COST, key=conform.COST.get)[-2:],
+                         ["debug-drbg", "debug-main"])
+        log, done = self.run_plan([dict(b, t=0.02) for b in plan], 2)
+        self.assertEqual(sorted(done), list(range(len(plan))))
+        self.assertEqual(log[0], {"main"})
+        self.assertEqual(self.starts, names)
 
     def test_solo_waits_for_running_boots(self):
         log, _ = self.run_plan([{"name": "a", "t": 0.2}, {"name": "s", "solo": True},
