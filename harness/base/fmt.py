@@ -64,3 +64,11 @@ def workflow_parts(key, v):
         keys = (("configuring", "configuring_s"), ("building", "building_s"),
                 ("running", "running_s"))
     return [(n, v[k]) for n, k in keys if v.get(k) is not None]
+
+
+def chunk_reached(run):
+    """Whether a make conform after a one-chunk edit measured an edit:
+    the series changed a file of the kernel tree and the kernel was built
+    again.  Otherwise the edit stopped at tangled/ (a line a later patch
+    rewrites, or a comment the compiler drops) and its boots were kept."""
+    return bool(run.get("changed_files")) and run.get("build_s") is not None

@@ -12,9 +12,9 @@ appendix, stages/book/performance.py) and build/bench/bench.md (for people).  In
 1. workflow (host): a copy of this working tree in build/bench/repo runs
    `make conform` with an empty kernel cache (cold: import + build + boots),
    again with nothing changed (warm: its boots are kept ones, kept_boots.py),
-   and again after a one-line change of a comment in a code chunk of
-   chapters/30-drbg-seeding.nw (reverted, and the series rebuilt,
-   afterwards); then the kernel tree's own
+   and again after a one-line change of a kernel message in a code chunk
+   of chapters/30-drbg-seeding.nw, a line that reaches the kernel tree
+   (reverted, and the series rebuilt, afterwards); then the kernel tree's own
    `tools/testing/kunit/kunit.py run --arch=x86_64` with the same config
    fragment as its .kunitconfig and a build directory outside the tree,
    cold and warm; then (unless --no-check) `make check` in the copy, its
@@ -126,25 +126,50 @@ def copy_tree(dst):
     return n
 
 
-def one_chunk_edit(path):
-    """Change one comment line of one code chunk; return the original text."""
+def series_lines(src):
+    """The lines the applied series adds to 6.1 in the kernel tree src
+    (git diff pristine HEAD), each stripped of its indentation."""
+    r = subprocess.run(["git", "-C", src, "diff", "--no-color", "-U0", "pristine", "HEAD"],
+                       capture_output=True, text=True, check=True)
+    return {ln[1:].strip() for ln in r.stdout.splitlines()
+            if ln.startswith("+") and not ln.startswith("+++")}
+
+
+LOG_CALL = re.compile(r'\bpr_(?:emerg|alert|crit|err|warn|notice|info)\w*\(\s*".*\\n"')
+
+
+def one_chunk_edit(path, final):
+    """Change the message of one kernel log call (pr_*) in one code chunk of
+    path: the first such line that reaches the kernel tree, i.e. whose text
+    is among final (series_lines()) and occurs in no other code line of the
+    chapter.  A line a later patch rewrites is not in final, and an edit of
+    it would leave the tree, the image and every kept boot as they were.
+    The message gains " (bench)", so the object changes.  Return the
+    original text and the line's number."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     lines = text.split("\n")
-    in_code = False
+    code, in_code = [], False
     for i, ln in enumerate(lines):
         if re.match(r"^<<.*>>=\s*$", ln):
             in_code = True
-            continue
-        if ln.startswith("@"):
+        elif ln.startswith("@"):
             in_code = False
-            continue
-        if in_code and re.match(r"^\s* \* \S", ln):
-            lines[i] = ln + " (bench)"
+        elif in_code:
+            code.append(i)
+    count = {}
+    for i in code:
+        count[lines[i].strip()] = count.get(lines[i].strip(), 0) + 1
+    for i in code:
+        ln = lines[i]
+        if LOG_CALL.search(ln) and count[ln.strip()] == 1 and ln.strip() in final:
+            cut = ln.rindex('\\n"')
+            lines[i] = ln[:cut] + " (bench)" + ln[cut:]
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines))
             return text, i + 1
-    raise SystemExit(f"bench: no comment line in a code chunk of {path}")
+    raise SystemExit(f"bench: {path}: no pr_*() message in a code chunk that reaches the "
+                     "kernel tree (its text unique in the chapter and added by the series)")
 
 
 def tool_versions():
@@ -181,27 +206,32 @@ class Bench:
         self.timed_runs(wf, "conform", st.parse_conform_log, (
             ("conform_cold", "make conform, empty kernel cache"),
             ("conform_warm", "make conform again, nothing changed")))
+        version, src = kcache.ensure_pristine()
         chapter = os.path.join(self.repo, DRBG_CHAPTER)
-        original, line = one_chunk_edit(chapter)
-        what = f"make conform after changing one comment line ({DRBG_CHAPTER}:{line})"
+        original, line = one_chunk_edit(chapter, series_lines(src))
+        what = f"make conform after changing one kernel message ({DRBG_CHAPTER}:{line})"
         say(f"workflow: {what}")
         try:
             r = self.make("conform", os.path.join(self.out, "logs", "conform_chunk.log"))
         finally:
             with open(chapter, "w", encoding="utf-8") as f:
                 f.write(original)
-        wf["conform_chunk"] = {"what": what, "seconds": r["seconds"], "cpu_s": r["cpu_s"],
-                               "rc": r["rc"], "load": r["load"], "line": line,
-                               **st.parse_conform_log(r["lines"])}
-        say(f"workflow: one-chunk change: {r['seconds']} s (exit {r['rc']}); "
-            "reverting and rebuilding the series (not timed)")
+        chunk = wf["conform_chunk"] = {"what": what, "seconds": r["seconds"],
+                                       "cpu_s": r["cpu_s"], "rc": r["rc"], "load": r["load"],
+                                       "line": line, **st.parse_conform_log(r["lines"])}
+        say(f"workflow: one-chunk change: {r['seconds']} s (exit {r['rc']}), "
+            f"{chunk['changed_files']} kernel file(s) changed, built in {chunk['build_s']} s, "
+            f"{chunk['kept_boots']} boot(s) kept; reverting and rebuilding the series "
+            "(not timed)")
+        if not st.chunk_reached(chunk):
+            say("workflow: the one-chunk change did NOT reach the kernel: its figure is "
+                "not a measurement and its target is not met")
         r = self.make("kernel", os.path.join(self.out, "logs", "restore.log"))
         if r["rc"]:
             raise SystemExit("bench: make kernel failed after the revert; see "
                              "build/bench/logs/restore.log")
         wf["restore_s"] = r["seconds"]
 
-        version, src = kcache.ensure_pristine()
         kdir = os.path.join(kcache.tree_dir(version), "build-kunit")
         kconf_dir = os.path.join(self.out, "kunit")
         os.makedirs(kconf_dir, exist_ok=True)

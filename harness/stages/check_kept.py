@@ -35,9 +35,8 @@ def tree_inputs(root=None):
     root = root or config.TOP
     names = sorted(n for n in os.listdir(root) if n not in ("build", ".git"))
     h = hashlib.sha256(f"files\0{evidence.digest(names, root)}\n".encode())
-    for pkg in KEPT_PACKAGES:
-        h.update(f"{pkg}\0{proc.dpkg_version(pkg)}\n".encode())
-    h.update(f"python\0{platform.python_version()}\n".encode())
+    for pkg, version in packages().items():
+        h.update(f"{pkg}\0{version}\n".encode())
     return h.hexdigest()
 
 
@@ -76,7 +75,7 @@ def recorded(key, root=None):
         return None, f"{entry['file']} is missing or holds no verdicts"
     why = evidence.stale(rec, name, root)
     if why:
-        return None, why.replace(f"`{evidence.RECORDS[name]['make']}`", "make check")
+        return None, why
     lacks = [rel for rel in OUTPUTS.get(key, ()) if rel not in (rec.get("outputs") or {})]
     if lacks:
         return None, f"{entry['file']} lacks build/{', build/'.join(lacks)}"

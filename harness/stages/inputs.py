@@ -8,7 +8,9 @@
             once, before any guest starts; a directory that is missing or
             unreadable, a file that cannot be read (dangling link, FIFO,
             no permission, a name that is not UTF-8) or does not parse is
-            an error
+            an error; the records packed for the guests are kept (in
+            cavs/prepared.json of the run's directory) until a vector
+            file or the harness changes (packed())
 
 The ACVP vector sets (vectors/acvp) are read by the acvp verb itself
 (`python3 -m harness acvp --inputs-only`), which make check runs in the
@@ -17,9 +19,12 @@ and what was expected.  conform writes its report with these problems as
 failed checks and boots nothing; check stops before the long steps.
 """
 
+import glob
+import hashlib
 import os
+import stat
 
-from ..base import config
+from ..base import config, files
 from ..base.checks import Check
 from ..judges import cavs_judge, cavs_pack
 from .plan import BOOTS
@@ -83,13 +88,69 @@ def vector_problems(meta):
     return [e for f in meta["files"] for e in f["errors"]]
 
 
+def vectors_key(dirs, outdir):
+    """The digest of what a pack is made from: every file under dirs (name
+    and bytes), the harness's Python and where the pack goes.  None when
+    anything under dirs is not a plain file or directory (a link, a FIFO,
+    an unreadable file): prepare() reports those, so such a run is never
+    served from a kept pack."""
+    h = hashlib.sha256(f"out\0{os.path.abspath(outdir)}\n".encode())
+    for d in dirs:
+        h.update(f"dir\0{os.path.abspath(d)}\n".encode())
+        if not os.path.isdir(d) or os.path.islink(d):
+            return None
+        for root, subdirs, names in os.walk(d):
+            subdirs.sort()
+            for n in sorted(subdirs + names):
+                path = os.path.join(root, n)
+                st = os.lstat(path)
+                if stat.S_ISDIR(st.st_mode):
+                    continue
+                if not stat.S_ISREG(st.st_mode) or not os.access(path, os.R_OK):
+                    return None
+                h.update(f"file\0{os.path.relpath(path, d)}\0"
+                         f"{files.sha256_file(path)}\n".encode())
+    code = sorted(glob.glob(os.path.join(config.TOP, "harness", "**", "*.py"), recursive=True))
+    for path in code:
+        h.update(f"code\0{os.path.relpath(path, config.TOP)}\0"
+                 f"{files.sha256_file(path)}\n".encode())
+    return h.hexdigest()
+
+
+def packed(dirs, outdir):
+    """(key, meta) of the pack in outdir when it was made from the same
+    inputs (vectors_key) and is still the file that was made; meta None
+    otherwise.  The pack and the host model's answers take seconds
+    before the first boot, on every run."""
+    key = vectors_key(dirs, outdir)
+    kept = files.read_json(os.path.join(outdir, "prepared.json")) or {}
+    meta = kept.get("meta")
+    if key is None or kept.get("key") != key or not isinstance(meta, dict):
+        return key, None
+    pack = meta.get("pack") or ""
+    if not os.path.isfile(pack) or files.sha256_file(pack) != kept.get("pack_sha256"):
+        return key, None
+    return key, meta
+
+
 def prepare_vectors(outdir, dirs=None):
     """Parse every vector file and pack the records, once for every cavs
-    boot of the run: (meta, [problem line], [Check of each file])."""
+    boot of the run, or take the pack the last run made from the same
+    inputs: (meta, [problem line], [Check of each file])."""
     dirs = dirs or cavs_pack.vector_dirs_from_env()
-    config.say("conform", "cavs: packing the records under "
-               + ":".join(config.display(d) for d in dirs))
-    _, meta = cavs_pack.prepare(dirs, os.path.join(outdir, "cavs"))
+    where = ":".join(config.display(d) for d in dirs)
+    cavs_out = os.path.join(outdir, "cavs")
+    key, meta = packed(dirs, cavs_out)
+    if meta is not None:
+        config.say("conform", f"cavs: the records under {where} are packed already "
+                   "(the same files and harness as the last run)")
+    else:
+        config.say("conform", f"cavs: packing the records under {where}")
+        _, meta = cavs_pack.prepare(dirs, cavs_out)
+        if key is not None:
+            files.write_json(os.path.join(cavs_out, "prepared.json"),
+                             {"key": key, "pack_sha256": files.sha256_file(meta["pack"]),
+                              "meta": meta})
     problems = vector_problems(meta)
     applicable = sum(s["records"] for s in meta["sections"] if not s["selftest"])
     if not problems and applicable == 0:

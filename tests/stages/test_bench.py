@@ -14,6 +14,7 @@ anything: no timing is judged in a test (issue 9).
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 from unittest import mock
@@ -162,6 +163,11 @@ class WorkflowTest(unittest.TestCase):
         self.assertEqual(p["summary"], {"passed": 150, "failed": 1, "skipped": 2,
                                         "boots": 10})
         self.assertIsNone(stats.parse_conform_log([(1.0, "kernel: applied")])["import_s"])
+        self.assertIsNone(p["changed_files"])
+        p = stats.parse_conform_log([(2.0, "kernel: applied 11 patches with git am onto "
+                                     "linux-source-6.1 6.1.192-3; 1 file(s) changed since "
+                                     "the last build, 17 kept their mtime")])
+        self.assertEqual(p["changed_files"], 1)
 
     def test_kunit_log(self):
         lines = [(700.0, "[08:40:01] Elapsed time: 712.345s total, 2.100s configuring, "
@@ -204,7 +210,8 @@ class WorkflowTest(unittest.TestCase):
     def test_issue_39_targets(self):
         wf = {"conform_warm": {"seconds": 18.0, "kept_boots": 17},
               "kunit_warm": {"seconds": 18.2},
-              "conform_chunk": {"seconds": 200.0, "first_boot_s": 31.0},
+              "conform_chunk": {"seconds": 200.0, "first_boot_s": 31.0, "rc": 0,
+                                "changed_files": 1, "build_s": 14.0},
               "check_cold": {"seconds": 1199.0, "rc": 0},
               "check_warm": {"seconds": 481.0, "rc": 0}}
         t = {x["id"]: x for x in stats.workflow_targets(wf)}
@@ -307,23 +314,88 @@ class WorkflowTest(unittest.TestCase):
         self.assertTrue(cold["note"].startswith("1.10 without the one-time kernel "
                                                 "cache import (100 s); CPU time"))
 
-    def test_one_chunk_edit_changes_one_comment_line(self):
+    CHAPTER = ("Prose with a line\n * that looks like a comment.\n\n"
+               "<<function [[f]]>>=\n"
+               "/*\n * A comment.\n */\n"                          # 6: never compiled
+               "\tpr_devel(\"f: debug only\\n\");\n"            # 8: compiled out
+               "\tpr_info(\"f: rewritten later\\n\");\n"        # 9: not in the tree
+               "\tpr_warn(\"f: twice\\n\");\n"                  # 10: twice below
+               "int f(void);\n@\n"
+               "<<function [[g]]>>=\n"
+               "\tpr_warn(\"f: twice\\n\");\n"                  # 14
+               "\t\tpr_err_ratelimited(\"g: failed %d\\n\",\n"  # 15: the one
+               "\t\t\t\t   ret);\n@\n")
+    FINAL = {"pr_devel(\"f: debug only\\n\");", "pr_warn(\"f: twice\\n\");",
+             "pr_err_ratelimited(\"g: failed %d\\n\",", "int f(void);", "/*",
+             "* A comment.", "*/"}
+
+    def test_one_chunk_edit_reaches_the_kernel_tree(self):
+        """The edit is a compiled kernel message on a line the kernel tree
+        has and no other code line of the chapter has.  The bench of
+        9fe07e4 edited the first comment line of a chunk that a later patch
+        rewrites: the kernel tree stayed as it was, and this test failed on
+        that one_chunk_edit() (line 6 instead of 15)."""
         d = tempfile.mkdtemp(prefix="bench-")
-        try:
-            p = os.path.join(d, "c.nw")
-            text = ("Prose with a line\n * that looks like a comment.\n\n"
-                    "<<function [[f]]>>=\n/*\n * A comment.\n */\nint f(void);\n@\n")
-            with open(p, "w") as f:
-                f.write(text)
-            original, line = bench.one_chunk_edit(p)
-            self.assertEqual(original, text)
-            self.assertEqual(line, 6)
-            with open(p) as f:
-                new = f.read().split("\n")
-            old = text.split("\n")
-            self.assertEqual([i for i in range(len(old)) if old[i] != new[i]], [5])
-        finally:
-            shutil.rmtree(d)
+        self.addCleanup(shutil.rmtree, d)
+        p = os.path.join(d, "c.nw")
+        with open(p, "w") as f:
+            f.write(self.CHAPTER)
+        original, line = bench.one_chunk_edit(p, self.FINAL)
+        self.assertEqual((original, line), (self.CHAPTER, 15))
+        with open(p) as f:
+            new = f.read().split("\n")
+        old = self.CHAPTER.split("\n")
+        self.assertEqual([i for i in range(len(old)) if old[i] != new[i]], [14])
+        self.assertEqual(new[14], "\t\tpr_err_ratelimited(\"g: failed %d (bench)\\n\",")
+        # No such line: a clear stop, the chapter untouched.
+        with open(p, "w") as f:
+            f.write(self.CHAPTER)
+        with self.assertRaises(SystemExit) as e:
+            bench.one_chunk_edit(p, self.FINAL - {"pr_err_ratelimited(\"g: failed %d\\n\","})
+        self.assertIn("no pr_*() message in a code chunk that reaches the kernel", str(e.exception))
+        with open(p) as f:
+            self.assertEqual(f.read(), self.CHAPTER)
+
+    def test_series_lines_are_what_the_series_adds(self):
+        d = tempfile.mkdtemp(prefix="bench-git-")
+        self.addCleanup(shutil.rmtree, d)
+        git = ["git", "-C", d, "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run(["git", "init", "-q", d], check=True)
+        with open(os.path.join(d, "a.c"), "w") as f:
+            f.write("int a;\nint b;\n")
+        subprocess.run(git + ["add", "a.c"], check=True)
+        subprocess.run(git + ["commit", "-qm", "pristine"], check=True)
+        subprocess.run(git + ["tag", "pristine"], check=True)
+        with open(os.path.join(d, "a.c"), "w") as f:
+            f.write("int a;\n\tint c;\n")
+        subprocess.run(git + ["commit", "-qam", "series"], check=True)
+        self.assertEqual(bench.series_lines(d), {"int c;"})
+
+    def test_an_edit_that_built_nothing_is_not_measured(self):
+        """The record of 9fe07e4: 0 files changed, nothing built, 12 boots
+        kept, 13.8 s.  Its target is not met and says why; the appendix
+        says the edit did not reach the kernel."""
+        hollow = {"what": "w", "seconds": 15.9, "rc": 0, "line": 298, "changed_files": 0,
+                  "build_s": None, "first_boot_s": 13.75, "kept_boots": 12,
+                  "summary": {"boots": 12}}
+        real = dict(hollow, changed_files=1, build_s=13.0, first_boot_s=27.5, kept_boots=0)
+        self.assertFalse(stats.chunk_reached(hollow))
+        self.assertFalse(stats.chunk_reached(dict(real, build_s=None)))
+        self.assertTrue(stats.chunk_reached(real))
+        t = stats.workflow_targets({"conform_chunk": hollow})[0]
+        self.assertEqual((t["measured"], t["met"]), (None, False))
+        self.assertIn("changed 0 file(s) of the kernel tree and built nothing", t["note"])
+        t = stats.workflow_targets({"conform_chunk": real})[0]
+        self.assertEqual((t["measured"], t["met"]), (27.5, True))
+        self.assertFalse(stats.workflow_targets({"conform_chunk": dict(real, rc=1)})[0]["met"])
+        md = "\n".join(performance.chunk_md(hollow))
+        self.assertIn("did not reach the kernel", md)
+        self.assertNotIn("booted again", md)
+        md = "\n".join(performance.chunk_md(real))
+        self.assertIn("changed 1 file(s) of the kernel tree; the kernel was built again "
+                      "in 13 s, and every boot of that run was booted again.", md)
+        self.assertIn("5 of its 12 boots were kept",
+                      "\n".join(performance.chunk_md(dict(real, kept_boots=5))))
 
 
 class MarkdownAndAppendixTest(unittest.TestCase):

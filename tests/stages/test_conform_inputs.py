@@ -314,6 +314,49 @@ class CheckStopsAtOnceTest(unittest.TestCase):
         self.assertEqual(err, [f"check: {d}/x.rsp: a FIFO: expected a regular .rsp file"])
 
 
+class KeptPackTest(unittest.TestCase):
+    """The CAVS pack and the host model's answers are made once for the
+    same vector files and harness: they took 2.4 s before the first boot
+    of every run.  A changed vector file, a pack changed since, or a
+    directory with anything but plain files makes them again."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix="kept-pack-")
+        self.addCleanup(shutil.rmtree, self.d)
+        self.vec = os.path.join(self.d, "vec")
+        os.makedirs(self.vec)
+        shutil.copy(os.path.join(config.TOP, "vectors/cavs/no_reseed/HMAC_DRBG.rsp"), self.vec)
+        self.out = os.path.join(self.d, "out")
+
+    def prepare(self):
+        """(meta, checks' ids and statuses, whether cavs_pack.prepare ran)."""
+        real = inputs.cavs_pack.prepare
+        with mock.patch.object(inputs.cavs_pack, "prepare", side_effect=real) as made, \
+                mock.patch.object(inputs.config, "say"):
+            meta, problems, checks = inputs.prepare_vectors(self.out, [self.vec])
+        return meta, [(c.id, c.status) for c in checks], made.called
+
+    def test_kept_until_an_input_changes(self):
+        meta, checks, made = self.prepare()
+        self.assertTrue(made)
+        again, checks2, made = self.prepare()
+        self.assertFalse(made, "the same vectors and harness: the pack is kept")
+        self.assertEqual((again, checks2), (meta, checks))
+        with open(os.path.join(self.vec, "HMAC_DRBG.rsp"), "a") as f:
+            f.write("\n")
+        self.assertTrue(self.prepare()[2], "a vector file changed")
+        self.assertFalse(self.prepare()[2])
+        with open(meta["pack"], "r+b") as f:
+            f.write(b"\0")
+        self.assertTrue(self.prepare()[2], "the pack changed since it was made")
+
+    def test_not_kept_beside_a_fifo(self):
+        os.mkfifo(os.path.join(self.vec, "pipe.rsp"))
+        self.assertIsNone(inputs.vectors_key([self.vec], self.out))
+        self.assertTrue(self.prepare()[2])
+        self.assertTrue(self.prepare()[2], "a FIFO: prepare() says what is wrong each time")
+
+
 class SelectPlanTest(unittest.TestCase):
     """BOOTS: a name the plan does not have is an error, one line naming
     it; so is a value that names nothing (","); empty (or blank) is the

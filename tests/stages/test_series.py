@@ -8,9 +8,14 @@ KUNIT_ALL_TESTS; the Jitter RNG's conditioning named and self-tested."""
 import glob
 import os
 import re
+import shutil
+import subprocess
+import tempfile
 import unittest
+from types import SimpleNamespace
 
 from harness.base import config
+from harness.stages import series
 
 PATCHES = config.top("tangled/patches")
 
@@ -86,3 +91,33 @@ class SeriesTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CommitTest(unittest.TestCase):
+    """series.commit() writes a patch's files in one update-index: a file
+    changed, one added, one deleted, and an executable keeps its mode."""
+
+    def test_changed_added_deleted_and_mode_kept(self):
+        top = tempfile.mkdtemp(prefix="series-commit-")
+        self.addCleanup(shutil.rmtree, top)
+        repo = os.path.join(top, "repo")
+        env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+               "GIT_COMMITTER_EMAIL": "t@t", "GIT_INDEX_FILE": os.path.join(top, "index")}
+        subprocess.run(["git", "init", "-q", repo], check=True)
+        for name, text in (("a.c", "a\n"), ("gone.c", "g\n"), ("run.sh", "x\n")):
+            with open(os.path.join(repo, name), "w") as f:
+                f.write(text)
+        os.chmod(os.path.join(repo, "run.sh"), 0o755)
+        series.git(repo, "add", ".", env=env)
+        tree_id = series.git(repo, "write-tree", env=env).strip()
+        parent = series.git(repo, "commit-tree", tree_id, "-m", "pristine", env=env).strip()
+        tree = series.Tree(repo, parent)
+        tree.files = {"a.c": ["a2\n"], "new.c": ["n\n"], "gone.c": None, "run.sh": ["y\n"]}
+        c = series.commit(repo, env, parent, tree, SimpleNamespace(arg="subject"), None,
+                          SimpleNamespace(identity="t <t@t>"))
+        ls = [ln.split() for ln in series.git(repo, "ls-tree", c).splitlines()]
+        self.assertEqual([(mode, path) for mode, _, _, path in ls],
+                         [("100644", "a.c"), ("100644", "new.c"), ("100755", "run.sh")])
+        self.assertEqual(series.git(repo, "show", f"{c}:a.c"), "a2\n")
+        self.assertEqual(series.git(repo, "show", f"{c}:run.sh"), "y\n")
+        self.assertIn("Signed-off-by: t <t@t>", series.git(repo, "log", "-1", "--format=%B", c))

@@ -18,7 +18,7 @@ import unittest
 from unittest import mock
 
 from harness.base import conf as confmod
-from harness.base import config, kbuild, kcache
+from harness.base import config, files, kbuild, kcache
 from harness.stages import series, tangle
 
 TOP = config.TOP
@@ -102,6 +102,74 @@ class KernelBuildStampTest(unittest.TestCase):
         self.assertFalse(self.fresh())
         os.unlink(self.stamp)
         self.assertFalse(self.fresh())
+
+
+class OlddefconfigStampTest(unittest.TestCase):
+    """kbuild.configure() skips olddefconfig only when what it reads is
+    the same: the fragments, the architecture, the tools and every file
+    but C sources and headers outside scripts/."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="olddefconfig-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.src = os.path.join(self.dir, "src")
+        self.scratch = os.path.join(self.dir, "build-test.kconfig")
+        for rel, text in (("Kconfig", "config A\n"), ("crypto/drbg.c", "int x;\n"),
+                          ("include/linux/a.h", "int a;\n"), ("scripts/k.c", "int k;\n")):
+            os.makedirs(os.path.dirname(os.path.join(self.src, rel)), exist_ok=True)
+            with open(os.path.join(self.src, rel), "w") as f:
+                f.write(text)
+        os.makedirs(self.scratch)
+        with open(os.path.join(self.scratch, ".config"), "w") as f:
+            f.write("CONFIG_A=y\n")
+        sh(self.src, "git", "init", "-q")
+        self.commit()
+        self.last = dict(self.key(), config_sha256=files.sha256_file(
+            os.path.join(self.scratch, ".config")))
+
+    def commit(self):
+        sh(self.src, "git", "add", "-A")
+        sh(self.src, "git", "-c", "user.name=t", "-c", "user.email=t@t", "commit",
+           "-qm", "t", "--allow-empty")
+
+    def key(self, seed="CONFIG_A=y\n", arch="x86_64"):
+        return kbuild.config_key(self.src, seed, arch)
+
+    def edit(self, rel, commit=True):
+        with open(os.path.join(self.src, rel), "a") as f:
+            f.write("/* edit */\n")
+        if commit:
+            self.commit()
+
+    def unchanged(self, **kw):
+        return kbuild.config_unchanged(self.src, self.scratch, self.key(**kw), self.last)
+
+    def test_same_tree_and_c_edits_skip(self):
+        self.assertTrue(self.unchanged())
+        self.edit("crypto/drbg.c")
+        self.edit("include/linux/a.h")
+        self.assertTrue(self.unchanged(), "a C file and a header: the same .config")
+
+    def test_what_olddefconfig_reads_runs_it(self):
+        self.assertFalse(self.unchanged(seed="CONFIG_B=y\n"), "another fragment")
+        self.assertFalse(self.unchanged(arch="i386"))
+        self.assertFalse(kbuild.config_unchanged(self.src, self.scratch, self.key(),
+                                                 dict(self.last, gcc="gcc 1.0")))
+        self.assertFalse(kbuild.config_unchanged(self.src, self.scratch, self.key(), None))
+        for rel in ("Kconfig", "scripts/k.c"):
+            with self.subTest(rel=rel):
+                self.edit(rel)
+                self.assertFalse(self.unchanged())
+
+    def test_uncommitted_edit_or_changed_config_runs_it(self):
+        self.edit("crypto/drbg.c", commit=False)
+        self.assertIsNone(self.key())
+        self.assertFalse(self.unchanged())
+        sh(self.src, "git", "checkout", "-q", "--", "crypto/drbg.c")
+        self.assertTrue(self.unchanged())
+        with open(os.path.join(self.scratch, ".config"), "a") as f:
+            f.write("CONFIG_B=y\n")
+        self.assertFalse(self.unchanged(), "the .config is not the one olddefconfig wrote")
 
 
 class TangleStampTest(unittest.TestCase):

@@ -18,7 +18,8 @@ import os
 import textwrap
 
 from ...base import evidence
-from ...base.fmt import WORKFLOW_RUNS, fmt, load_pair, machine_lines, smm, workflow_parts
+from ...base.fmt import (WORKFLOW_RUNS, chunk_reached, fmt, load_pair, machine_lines, smm,
+                         workflow_parts)
 from .hardening import provenance_md
 
 TCG_LABEL = "emulated timer, not evidence"
@@ -219,6 +220,24 @@ def workflow_rows(wf, esc):
     return rows
 
 
+def chunk_md(chunk):
+    """What the one-chunk edit of this record changed, from its log."""
+    if not chunk:
+        return []
+    if not chunk_reached(chunk):
+        return [f"The one-chunk change of this record did not reach the kernel: "
+                f"{chunk.get('changed_files')} file(s) of the kernel tree changed "
+                "and nothing was built, so its time measures a tangle and a "
+                "`git am`, and its target is not met.", ""]
+    kept = chunk.get("kept_boots") or 0
+    boots = (chunk.get("summary") or {}).get("boots")
+    return [f"The one-chunk change (line {chunk.get('line')} of the DRBG chapter, a "
+            f"kernel message) changed {chunk['changed_files']} file(s) of the kernel "
+            f"tree; the kernel was built again in {fmt(chunk['build_s'], 0)} s, and "
+            + ("every boot of that run was booted again" if not kept else
+               f"{kept} of its {boots} boots were kept") + ".", ""]
+
+
 def workflow_md(wf, esc):
     out = ["## The workflow on the host {- #perf-workflow}", "",
            "Wall-clock seconds on the host, one run each (a cold run empties "
@@ -237,15 +256,14 @@ def workflow_md(wf, esc):
         out += [f"The warm `make conform` booted nothing: its {warm['kept_boots']} "
                 "boots were kept from the cold run, whose image, initramfs, command "
                 "line and QEMU they share (each boot's logs judged again; "
-                "`FRESH=conform` boots them).  The one-chunk change rebuilds the "
-                "image, so every boot of that run is booted again.", ""]
+                "`FRESH=conform` boots them).", ""]
     elif n and warm.get("boots_s") is not None:
         out += [f"The two tools do not run the same tests: a `make conform` "
                 f"run boots the guest {n} times (its KUnit suites, guest checks, "
                 f"CAVS records and fault injections; {fmt(warm['boots_s'], 0)} s "
                 f"of the warm run, the boots and what the harness does between "
                 f"them), `kunit.py` boots it once for the KUnit suites.", ""]
-    return out
+    return out + chunk_md(wf.get("conform_chunk"))
 
 
 def entropy_rate_md(e, esc):
