@@ -19,6 +19,10 @@ import unittest
 
 from harness.base import config
 
+# About 12 s of the host tests on two CPUs: run before the short modules
+# (host_tests.shuffled).
+LONG = True
+
 KERNEL_VERB = [config.PY, "-m", "harness", "kernel", "pristine"]
 
 

@@ -15,6 +15,10 @@ from harness.judges import entropy_math as em
 
 from .jitter_driver import compare_read, deltas_timer, drive, model, timer_lines
 
+# About 12 s of the host tests on two CPUs: run before the short modules
+# (host_tests.shuffled).
+LONG = True
+
 # The deltas of one period of the scripted timers (their first k for
 # period k): never stuck, no delta repeated within a period.
 PERIOD = (1003, 1019, 1008, 1022, 1026, 1029, 1000, 1024)

@@ -32,6 +32,10 @@ from harness.judges import sp80090b, synthetic
 from harness.stages import assess as stage
 from harness.stages.book import assessor as bookpart
 
+# About 50 s of the host tests on two CPUs: run before the short modules
+# (host_tests.shuffled).
+LONG = True
+
 TOP = stage.TOP
 REF = os.path.join(TOP, stage.VECTORS, "reference")
 DATA = os.path.join(TOP, stage.VECTORS, "data")

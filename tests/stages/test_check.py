@@ -27,6 +27,10 @@ from harness.stages import acvp, check
 from ..judges.acvp_files import cut_set, entries_of, flip, small_set, write_set
 from .test_acvp import fake_registration, guest
 
+# About 50 s of the host tests on two CPUs: run before the short modules
+# (host_tests.shuffled).
+LONG = True
+
 SET = "hashDRBG-1.0"
 # The cut's groups 1 and 12 are SHA-1, group 2 SHA2-224: no such core.
 DECLARED = "acvp.hashdrbg-1-0.tg2\tHash_DRBG with SHA2-224: no such core in drbg_cores[]\n"

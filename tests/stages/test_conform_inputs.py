@@ -24,6 +24,10 @@ from harness.stages import conform, inputs
 
 from ..verbs import run_verb
 
+# About 24 s of the host tests on two CPUs: run before the short modules
+# (host_tests.shuffled).
+LONG = True
+
 FAKE_QEMU = r"""#!/bin/bash
 echo $$ >> "$FAKE_QEMU_PIDS"
 con= res= app=

@@ -10,6 +10,8 @@ a skip is a skip, not a pass.
 """
 
 import io
+import sys
+import types
 import unittest
 
 from harness.stages import host_tests
@@ -158,6 +160,35 @@ class OrderTest(unittest.TestCase):
             self.assertEqual(len(runs), len(set(runs)), ids)
             orders.add(tuple(ids))
         self.assertGreater(len(orders), 2)
+
+
+class LongFirstTest(unittest.TestCase):
+    """The modules that say they are long (LONG = True) run first, so that
+    the two processes of make check end together; among themselves, and
+    the short ones among themselves, they stay shuffled."""
+
+    def test_long_modules_first_and_still_shuffled(self):
+        suite, long = unittest.TestSuite(), set()
+        for i in range(6):
+            name = f"tests.stages._long_first_{i}"
+            mod = types.ModuleType(name)
+            if i in (2, 4):
+                mod.LONG = True
+                long.add(name)
+            sys.modules[name] = mod
+            self.addCleanup(sys.modules.pop, name)
+            cls = type(f"T{i}", (unittest.TestCase,),
+                       {"__module__": name, "test_a": lambda self: None})
+            suite.addTest(cls("test_a"))
+        firsts, rests = set(), set()
+        for seed in range(16):
+            mods = [type(t).__module__ for t in
+                    host_tests.flatten(host_tests.shuffled(suite, seed))]
+            self.assertEqual(set(mods[:2]), long, mods)
+            firsts.add(tuple(mods[:2]))
+            rests.add(tuple(mods[2:]))
+        self.assertEqual(len(firsts), 2)
+        self.assertGreater(len(rests), 2)
 
 
 class VerbTest(unittest.TestCase):

@@ -16,6 +16,10 @@ from harness.base import config
 from harness.stages import kmutants
 from harness.stages import kmutants_host as host
 
+# About 20 s of the host tests on two CPUs: run before the short modules
+# (host_tests.shuffled).
+LONG = True
+
 CORE = "crypto/jitterentropy.c"
 
 

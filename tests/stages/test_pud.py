@@ -21,6 +21,10 @@ from harness.judges import entropy_report as er
 from harness.stages import pud
 from tests.stages.book.test_entropy_part import fake_source
 
+# About 11 s of the host tests on two CPUs: run before the short modules
+# (host_tests.shuffled).
+LONG = True
+
 
 def summary(names=("ours-uml-tsc", "ours-uml-tsc-fixed", "ours-user", "ours-user-fixed")):
     sources = {n: fake_source(n, 4.25) for n in names}

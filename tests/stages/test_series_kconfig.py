@@ -39,6 +39,10 @@ import unittest
 
 from harness.base import config, kcache
 
+# About 20 s of the host tests on two CPUs: run before the short modules
+# (host_tests.shuffled).
+LONG = True
+
 PATCHES = config.top("tangled/patches")
 
 # option -> (the option whose object holds its code, the options whose

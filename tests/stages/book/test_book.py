@@ -35,6 +35,10 @@ from harness.stages.book.md import PLACEHOLDER, code, esc
 
 from .small_book import ONE, Book
 
+# About 15 s of the host tests on two CPUs: run before the short modules
+# (host_tests.shuffled).
+LONG = True
+
 
 class FilterTest(unittest.TestCase):
     @classmethod
