@@ -250,13 +250,14 @@ def workflow_targets(wf):
                   "kept_boots": wf["conform_warm"].get("kept_boots", 0)})
     chunk = wf.get("conform_chunk")
     if chunk:
-        first = chunk.get("first_boot_s") if chunk_reached(chunk) else None
+        reached = chunk_reached(chunk)
+        first = chunk.get("first_boot_s") if reached else None
         row = {"id": "workflow.chunk", "target": "a one-chunk change to the first "
                f"boot's result in <= {TARGET_CHUNK_S:.0f} s",
                "measured": None if first is None else round(first, 1), "unit": "s",
                "met": first is not None and first <= TARGET_CHUNK_S and chunk.get("rc") == 0,
                "whole_s": chunk.get("seconds")}
-        if not chunk_reached(chunk):
+        if not reached:
             row["note"] = (f"not measured: the edit changed {chunk.get('changed_files')} "
                            "file(s) of the kernel tree and built nothing")
         t.append(row)

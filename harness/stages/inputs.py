@@ -19,12 +19,11 @@ and what was expected.  conform writes its report with these problems as
 failed checks and boots nothing; check stops before the long steps.
 """
 
-import glob
 import hashlib
 import os
 import stat
 
-from ..base import config, files
+from ..base import config, evidence, files
 from ..base.checks import Check
 from ..judges import cavs_judge, cavs_pack
 from .plan import BOOTS
@@ -90,10 +89,10 @@ def vector_problems(meta):
 
 def vectors_key(dirs, outdir):
     """The digest of what a pack is made from: every file under dirs (name
-    and bytes), the harness's Python and where the pack goes.  None when
-    anything under dirs is not a plain file or directory (a link, a FIFO,
-    an unreadable file): prepare() reports those, so such a run is never
-    served from a kept pack."""
+    and bytes), the harness's files (evidence.digest) and where the pack
+    goes.  None when anything under dirs is not a plain file or directory
+    (a link, a FIFO, an unreadable file): prepare() reports those, so such
+    a run is never served from a kept pack."""
     h = hashlib.sha256(f"out\0{os.path.abspath(outdir)}\n".encode())
     for d in dirs:
         h.update(f"dir\0{os.path.abspath(d)}\n".encode())
@@ -110,10 +109,7 @@ def vectors_key(dirs, outdir):
                     return None
                 h.update(f"file\0{os.path.relpath(path, d)}\0"
                          f"{files.sha256_file(path)}\n".encode())
-    code = sorted(glob.glob(os.path.join(config.TOP, "harness", "**", "*.py"), recursive=True))
-    for path in code:
-        h.update(f"code\0{os.path.relpath(path, config.TOP)}\0"
-                 f"{files.sha256_file(path)}\n".encode())
+    h.update(f"code\0{evidence.digest(('harness',))}\n".encode())
     return h.hexdigest()
 
 

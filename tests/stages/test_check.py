@@ -22,18 +22,31 @@ from unittest import mock
 
 from harness import __main__ as cli
 from harness.base import config, files
-from harness.stages import acvp, check
+from harness.stages import acvp, check, inputs
 
 from ..judges.acvp_files import cut_set, entries_of, flip, small_set, write_set
 from .test_acvp import fake_registration, guest
 
-# About 50 s of the host tests on two CPUs: run before the short modules
+# About 14 s of the host tests: run before the short modules
 # (host_tests.shuffled).
 LONG = True
 
 SET = "hashDRBG-1.0"
 # The cut's groups 1 and 12 are SHA-1, group 2 SHA2-224: no such core.
 DECLARED = "acvp.hashdrbg-1-0.tg2\tHash_DRBG with SHA2-224: no such core in drbg_cores[]\n"
+# make check's CAVS pack of the project's vectors (some 3 s of the host
+# model): made by the first test and taken by the others from one
+# directory, as inputs.packed() lets one make check take the last one's.
+PACKS = None
+
+
+def setUpModule():
+    global PACKS
+    PACKS = tempfile.mkdtemp(prefix="check-packs-")
+
+
+def tearDownModule():
+    shutil.rmtree(PACKS)
 
 
 class CheckRun(unittest.TestCase):
@@ -52,6 +65,9 @@ class CheckRun(unittest.TestCase):
                             ("REPORT", self.report), ("EXPECTED_SKIPS", self.skips)):
             mock.patch.object(check, name, value).start()
         mock.patch.object(check, "run", self.run_verb).start()
+        prepare = inputs.prepare_vectors
+        mock.patch.object(inputs, "prepare_vectors",
+                          lambda outdir, dirs=None: prepare(PACKS, dirs)).start()
         # Every step as a verb of its own (not kept verdicts, which
         # test_check_entropy.py and test_check_kept.py test; nothing of
         # the kernel cache is read).

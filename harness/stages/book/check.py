@@ -40,6 +40,7 @@ build/book/book-checks.json.
 Exit status 1 when any check fails.
 """
 
+import concurrent.futures
 import html
 import html.parser
 import os
@@ -401,14 +402,20 @@ def run(args):
     html_path = os.path.join(OUT, "book.html")
     html_text = open(html_path, encoding="utf-8").read() if os.path.exists(html_path) else None
     conf = confmod.load()
-    checks = [build_check(rc, err, info), html_links_check(html_text, conf.sources),
-              pdf_links_check(info)] + source_checks(conf, html_text)
-    checks += typography.checks(OUT)
+    # Chromium works on its own processes while the checks below read the
+    # HTML and the PDF here: the browser's check runs beside them.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        browser = None
+        if not args.no_browser and html_text is not None:
+            browser = pool.submit(browsercheck.browser_check, OUT)
+        checks = [build_check(rc, err, info), html_links_check(html_text, conf.sources),
+                  pdf_links_check(info)] + source_checks(conf, html_text)
+        checks += typography.checks(OUT)
+        if browser is not None:
+            checks.append(browser.result())
     if args.no_browser:
         checks.append(check("book.browser", browsercheck.TITLE, "skip", "--no-browser"))
-    elif html_text is not None:
-        checks.append(browsercheck.browser_check(OUT))
-    else:
+    elif html_text is None:
         checks.append(check("book.browser", browsercheck.TITLE, "fail",
                             "book.html was not written"))
     files.write_json(args.json, as_dicts(checks))

@@ -7,6 +7,7 @@ underfull boxes) are printed and written to build/book/build.json, which
 check.py turns into the check book.build.
 """
 
+import concurrent.futures
 import html
 import os
 import re
@@ -347,8 +348,13 @@ def build(outdir):
     rd = Renderer(config.TOP, outdir)
     md = rd.markdown()
     files.write_text(os.path.join(outdir, "book.md"), md)
-    write_html(rd, md, outdir)
-    write_pdf(rd, md, outdir)
+    # The HTML and the PDF are made from the same Markdown and share
+    # nothing else: pandoc's HTML beside pandoc's LaTeX and pdflatex, on
+    # the two CPUs make check has.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        html_written = pool.submit(write_html, rd, md, outdir)
+        write_pdf(rd, md, outdir)
+        html_written.result()
     info = build_info(rd, t0)
     files.write_json(os.path.join(outdir, "build.json"), info)
     for s, m in rd.warnings:

@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import unittest
 from types import SimpleNamespace as NS
 from unittest import mock
@@ -139,6 +140,25 @@ class BookCheckRunTest(unittest.TestCase):
         self.assertEqual(self.seen["browser_check"], (self.d,))
         self.assertEqual([c["id"] for c in checks][-1], "book.browser")
         self.assertEqual({c["status"] for c in checks}, {"pass"})
+
+    def test_the_browser_runs_beside_the_other_checks(self):
+        """Chromium's check is started before the checks that read the
+        HTML and the PDF here, and its result still comes last."""
+        started = threading.Event()
+
+        def browser(out):
+            started.set()
+            return book_check.check("book.browser", "t", "pass")
+
+        def typography(out):
+            self.seen["browser_started"] = started.wait(30)
+            return []
+        with mock.patch.object(browsercheck, "browser_check", side_effect=browser), \
+                mock.patch.object(book_check.typography, "checks", side_effect=typography):
+            rc, checks = self.run_check()
+        self.assertTrue(self.seen["browser_started"])
+        self.assertEqual(rc, 0)
+        self.assertEqual([c["id"] for c in checks][-1], "book.browser")
 
     def test_the_build_s_status_and_text_are_judged(self):
         r = NS(returncode=2, stderr="pandoc: no such file\n", stdout="chunks: 9\n")
