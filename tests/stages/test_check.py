@@ -40,13 +40,20 @@ DECLARED = "acvp.hashdrbg-1-0.tg2\tHash_DRBG with SHA2-224: no such core in drbg
 PACKS = None
 
 
-def setUpModule():
+def packs():
+    """That directory: made on first use, and removed when the tests of
+    the module using it (this one, or one that imports CheckRun) end."""
     global PACKS
-    PACKS = tempfile.mkdtemp(prefix="check-packs-")
+    if PACKS is None:
+        PACKS = tempfile.mkdtemp(prefix="check-packs-")
+        unittest.addModuleCleanup(drop_packs)
+    return PACKS
 
 
-def tearDownModule():
-    shutil.rmtree(PACKS)
+def drop_packs():
+    global PACKS
+    shutil.rmtree(PACKS, ignore_errors=True)
+    PACKS = None
 
 
 class CheckRun(unittest.TestCase):
@@ -65,9 +72,9 @@ class CheckRun(unittest.TestCase):
                             ("REPORT", self.report), ("EXPECTED_SKIPS", self.skips)):
             mock.patch.object(check, name, value).start()
         mock.patch.object(check, "run", self.run_verb).start()
-        prepare = inputs.prepare_vectors
+        prepare, kept = inputs.prepare_vectors, packs()
         mock.patch.object(inputs, "prepare_vectors",
-                          lambda outdir, dirs=None: prepare(PACKS, dirs)).start()
+                          lambda outdir, dirs=None: prepare(kept, dirs)).start()
         # Every step as a verb of its own (not kept verdicts, which
         # test_check_entropy.py and test_check_kept.py test; nothing of
         # the kernel cache is read).
