@@ -21,7 +21,7 @@ pin=$(awk '$1 == "base" { print $3 }' tangle.conf)
 pkg=$(awk '$1 == "base" { print $2 }' tangle.conf)
 
 build_pkgs=(
-	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
+	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils lz4 kmod
 	git python3 python3-ply python3-git python3-cryptography python3-numpy
 	noweb qemu-system-x86 qemu-system-data qemu-user gcc-multilib
 	sparse coccinelle ocaml libkcapi-dev
@@ -42,13 +42,16 @@ all) want=("${build_pkgs[@]}" "${book_pkgs[@]}") ;;
 *) echo "deps: unknown group '$group' (build, book, shards, all)" >&2; exit 2 ;;
 esac
 
-installed() {
-	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'
-}
+# One dpkg-query for the whole list: one per package took 0.45 s of every
+# make (the one-chunk edit's path runs this first).
+declare -A ok=()
+while read -r name want_ status; do
+	[ "$want_ $status" = "install ok installed" ] && ok[$name]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${want[@]}" 2>/dev/null || true)
 
 missing=()
 for p in "${want[@]}"; do
-	installed "$p" || missing+=("$p")
+	[ -n "${ok[$p]:-}" ] || missing+=("$p")
 done
 
 pinned=()
