@@ -4,10 +4,12 @@ and what installs it, never a traceback; any other missing file is left to
 the verb; every guest is stopped whatever happens."""
 
 import subprocess
+import sys
 import unittest
 from unittest import mock
 
 from harness import __main__ as cli
+from harness.base import config
 
 
 def fake_verb(cmd):
@@ -49,3 +51,36 @@ class MissingProgramTest(unittest.TestCase):
             with self.assertRaises(RuntimeError):
                 cli.main([])
         stop.assert_called_once()
+
+
+class LazyVerbTest(unittest.TestCase):
+    """python3 -m harness VERB imports the one module that registers VERB;
+    the table saying which does is the modules' own registrations."""
+
+    def test_table_is_what_the_modules_register(self):
+        import argparse
+        import importlib
+        seen = {}
+        for name in cli.STAGES:
+            sub = argparse.ArgumentParser().add_subparsers()
+            importlib.import_module(f"harness.stages.{name}").register(sub)
+            for verb in sub.choices:
+                seen[verb] = name
+        self.assertEqual(seen, cli.VERBS)
+        self.assertEqual(set(cli.VERBS.values()), set(cli.STAGES))
+
+    def test_one_verb_imports_one_stage(self):
+        code = ("import sys; from harness import __main__ as m; m.parser('tangle'); "
+                "print(' '.join(sorted(k for k in sys.modules if k.startswith('harness.stages.'))))")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           cwd=config.TOP)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        loaded = r.stdout.split()
+        self.assertIn("harness.stages.tangle", loaded)
+        for other in ("harness.stages.acvp", "harness.stages.conform", "harness.stages.bench"):
+            self.assertNotIn(other, loaded)
+
+    def test_help_lists_every_verb(self):
+        text = cli.parser().format_help()
+        for verb in cli.VERBS:
+            self.assertIn(verb, text)
