@@ -19,8 +19,8 @@ its own that starts with '%% ', followed by the lines it carries:
 
 An anchor must match exactly one line of the file as it stands at that
 point of the series, or the build stops naming the patch, the file and
-the anchor.  The commits are made with git plumbing on a temporary index
-(no work tree is touched), with the identity and date of tangle.conf, so
+the anchor.  The commits are made with git plumbing (hash-object, mktree,
+commit-tree: no index, no work tree is touched), with the identity and date of tangle.conf, so
 the same book gives the same series, byte for byte, on any machine.
 
 Every line the edits put in a file remembers the line of the edit script
@@ -90,23 +90,31 @@ def find_one(lines, regex, path, what):
 
 
 class Tree:
-    """The files of one commit, read lazily from git, edited in memory.
-    origin[path] runs beside files[path]: for each line, the edit-script
-    line of this patch it came from, or None."""
+    """The files of one commit, read lazily, edited in memory.  read(path)
+    gives a file's bytes in the tree the series starts from, or None;
+    state holds what the earlier patches made of the files they wrote
+    (a list of lines, or None when deleted).  origin[path] runs beside
+    files[path]: for each line, the edit-script line of this patch it
+    came from, or None."""
 
-    def __init__(self, repo, rev):
-        self.repo, self.rev = repo, rev
+    def __init__(self, read, state=None):
+        self.read, self.state = read, state if state is not None else {}
         self.files = {}      # path -> list of lines, or None when deleted
         self.origin = {}
 
     def get(self, path):
         if path not in self.files:
-            r = subprocess.run(["git", "-C", self.repo, "cat-file", "blob",
-                                f"{self.rev}:{path}"], capture_output=True)
-            if r.returncode != 0:
-                return None
-            self.files[path] = r.stdout.decode("utf-8").splitlines(True)
-            self.origin[path] = [None] * len(self.files[path])
+            if path in self.state:
+                if self.state[path] is None:
+                    return None
+                lines = list(self.state[path])
+            else:
+                data = self.read(path)
+                if data is None:
+                    return None
+                lines = data.decode("utf-8").splitlines(True)
+            self.files[path] = lines
+            self.origin[path] = [None] * len(lines)
         return self.files[path]
 
     def splice(self, path, i, j, op):
@@ -181,53 +189,157 @@ def git(repo, *args, env=None, inp=None):
     return r.stdout.decode()
 
 
-def commit(repo, env, parent, tree, subject, message, conf):
-    """Write tree's changes on top of parent; return the new commit id.
-    The index is updated once per commit (--index-info): each update-index
-    reads and writes the whole kernel's index, about 50 ms."""
-    entries = []
-    for path, lines in sorted(tree.files.items()):
-        if lines is None:
-            entries.append(f"0 {'0' * 40}\t{path}\n")
-            continue
-        data = "".join(lines).encode()
-        sha = git(repo, "hash-object", "-w", "--stdin", inp=data, env=env).strip()
-        mode = "100644"
-        ls = git(repo, "ls-tree", parent, "--", path, env=env).split()
-        if ls:
-            mode = ls[0]
-        entries.append(f"{mode} {sha}\t{path}\n")
-    if entries:
-        git(repo, "update-index", "--index-info", inp="".join(entries).encode(), env=env)
-    tree_id = git(repo, "write-tree", env=env).strip()
-    signoff = f"Signed-off-by: {conf.identity}"
-    body = "".join(message.body).rstrip("\n") if message else ""
-    text = subject.arg + "\n\n" + (body + "\n\n" if body else "") + signoff + "\n"
-    return git(repo, "commit-tree", tree_id, "-p", parent, "-F", "-",
-               inp=text.encode(), env=env).strip()
+class Objects:
+    """The kernel repository's objects through two git processes that
+    stay up for the whole series: cat-file --batch reads blobs and trees,
+    mktree --batch writes trees.  The series used to be written through a
+    temporary index of the whole kernel (read-tree, then update-index and
+    write-tree per patch, 8 MB read and written each time): 1.7 s of the
+    2.3 s its 105 git calls took."""
+
+    def __init__(self, repo, env):
+        e = dict(os.environ, **env)
+        self.cat = subprocess.Popen(["git", "-C", repo, "cat-file", "--batch"], env=e,
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.mk = subprocess.Popen(["git", "-C", repo, "mktree", "-z", "--batch"], env=e,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def close(self):
+        for p in (self.cat, self.mk):
+            p.stdin.close()
+            p.stdout.close()
+            p.wait()
+
+    def object(self, spec):
+        """(type, bytes) of the object spec names, or (None, None)."""
+        self.cat.stdin.write(spec.encode() + b"\n")
+        self.cat.stdin.flush()
+        head = self.cat.stdout.readline().split()
+        if len(head) != 3:
+            return None, None
+        data = self.cat.stdout.read(int(head[2]))
+        self.cat.stdout.read(1)
+        return head[1].decode(), data
+
+    def blob(self, spec):
+        kind, data = self.object(spec)
+        return data if kind == "blob" else None
+
+    def tree(self, spec):
+        """{name: (mode, id)} of the tree spec names ({} when there is none)."""
+        kind, data = self.object(spec)
+        out, i = {}, 0
+        while kind == "tree" and i < len(data):
+            nul = data.index(b"\0", i)
+            mode, name = data[i:nul].decode().split(" ", 1)
+            out[name] = (mode, data[nul + 1:nul + 21].hex())
+            i = nul + 21
+        return out
+
+    def mktree(self, entries):
+        kinds = {"40000": "tree", "160000": "commit"}
+        text = "".join(f"{mode} {kinds.get(mode, 'blob')} {oid}\t{name}\0"
+                       for name, (mode, oid) in sorted(entries.items()))
+        self.mk.stdin.write(text.encode() + b"\0")
+        self.mk.stdin.flush()
+        oid = self.mk.stdout.readline().decode().strip()
+        if not re.fullmatch(r"[0-9a-f]{40}", oid):
+            config.die("series", f"git mktree failed for a tree of {len(entries)} entries")
+        return oid
+
+
+def write_blobs(repo, env, datas):
+    """Write each of datas as a blob; {data: id}, with one git hash-object."""
+    datas = sorted(set(datas))
+    if not datas:
+        return {}
+    tmp = tempfile.mkdtemp(prefix="series-blobs-")
+    try:
+        paths = []
+        for n, data in enumerate(datas):
+            paths.append(os.path.join(tmp, str(n)))
+            with open(paths[-1], "wb") as f:
+                f.write(data)
+        out = git(repo, "hash-object", "-w", "--no-filters", "--stdin-paths",
+                  inp="".join(p + "\n" for p in paths).encode(), env=env).split()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dict(zip(datas, out))
+
+
+def write_commits(repo, env, parent, patches, conf, objects):
+    """One commit per (tree, subject, message) of patches, each on the one
+    before, the first on parent; returns the last commit's id.  Only the
+    directories a patch changed are written again (mktree), from the
+    entries of the tree before it, so a file keeps its mode; a new file
+    is 100644."""
+    blobs = write_blobs(repo, env, ["".join(lines).encode() for tree, _, _ in patches
+                                    for lines in tree.files.values() if lines is not None])
+    dirs = {}
+
+    def entries(d):
+        if d not in dirs:
+            dirs[d] = objects.tree(f"{parent}:{d}" if d else f"{parent}^{{tree}}")
+        return dirs[d]
+    root = git(repo, "rev-parse", f"{parent}^{{tree}}").strip()
+    for tree, subject, message in patches:
+        changed = set()
+        for path, lines in sorted(tree.files.items()):
+            d, name = os.path.split(path)
+            ents = entries(d)
+            if lines is None:
+                ents.pop(name, None)
+            else:
+                mode = ents[name][0] if name in ents else "100644"
+                ents[name] = (mode, blobs["".join(lines).encode()])
+            while True:
+                changed.add(d)
+                if not d:
+                    break
+                d = os.path.dirname(d)
+        for d in sorted(changed, key=lambda d: (-d.count("/"), d) if d else (1, "")):
+            if not d:
+                root = objects.mktree(entries(""))
+                continue
+            up, name = os.path.split(d)
+            if entries(d):
+                entries(up)[name] = ("40000", objects.mktree(entries(d)))
+            else:
+                entries(up).pop(name, None)
+        signoff = f"Signed-off-by: {conf.identity}"
+        body = "".join(message.body).rstrip("\n") if message else ""
+        text = subject.arg + "\n\n" + (body + "\n\n" if body else "") + signoff + "\n"
+        parent = git(repo, "commit-tree", root, "-p", parent, "-F", "-",
+                     inp=text.encode(), env=env).strip()
+    return parent
 
 
 def make_commits(repo, env, editdir, conf):
     """One commit per edit script on top of pristine; returns the last
     commit and, per patch, what linemap needs (subject, message, origins)."""
     parent = git(repo, "rev-parse", "pristine^{commit}").strip()
-    git(repo, "read-tree", parent, env=env)
-    made = []
-    for i in range(1, len(conf.patches) + 1):
-        label = f"patch {i} <<{conf.patches[i - 1]}>>"
-        try:
-            tree = Tree(repo, parent)
-            subject, message = apply_edits(
-                tree, parse(os.path.join(editdir, f"{i:04d}.edits")), label)
-        except EditError as e:
-            config.die("series", str(e))
-        parent = commit(repo, env, parent, tree, subject, message, conf)
-        made.append({"edits": f"{i:04d}.edits", "root": conf.patches[i - 1],
-                     "subject": subject.no,
-                     "message": list(message.nos) if message else [],
-                     "origin": {p: o for p, o in tree.origin.items()
-                                if tree.files.get(p) is not None}})
-    return parent, made
+    objects = Objects(repo, env)
+    try:
+        state, patches, made = {}, [], []
+        for i in range(1, len(conf.patches) + 1):
+            label = f"patch {i} <<{conf.patches[i - 1]}>>"
+            try:
+                tree = Tree(lambda path: objects.blob(f"{parent}:{path}"), state)
+                subject, message = apply_edits(
+                    tree, parse(os.path.join(editdir, f"{i:04d}.edits")), label)
+            except EditError as e:
+                config.die("series", str(e))
+            patches.append((tree, subject, message))
+            state.update(tree.files)
+            made.append({"edits": f"{i:04d}.edits", "root": conf.patches[i - 1],
+                         "subject": subject.no,
+                         "message": list(message.nos) if message else [],
+                         "origin": {p: o for p, o in tree.origin.items()
+                                    if tree.files.get(p) is not None}})
+        head = write_commits(repo, env, parent, patches, conf, objects)
+    finally:
+        objects.close()
+    return head, made
 
 
 def build(editdir, outdir, lines_out=LINES):
@@ -238,7 +350,6 @@ def build(editdir, outdir, lines_out=LINES):
     env = kcache.ident_env(conf)
     tmp = tempfile.mkdtemp(prefix="series-")
     try:
-        env["GIT_INDEX_FILE"] = os.path.join(tmp, "index")
         head, made = make_commits(repo, env, editdir, conf)
         git(repo, "update-ref", "refs/heads/series", head)
         with open(os.path.join(editdir, "cover.txt"), encoding="utf-8") as f:

@@ -94,8 +94,10 @@ if __name__ == "__main__":
 
 
 class CommitTest(unittest.TestCase):
-    """series.commit() writes a patch's files in one update-index: a file
-    changed, one added, one deleted, and an executable keeps its mode."""
+    """series.write_commits() writes only the directories a patch changed:
+    a file changed, one added in a new directory, one deleted (and with it
+    the directory it emptied), an executable keeps its mode, and the
+    trees are the ones git's own index makes of the same files."""
 
     def test_changed_added_deleted_and_mode_kept(self):
         top = tempfile.mkdtemp(prefix="series-commit-")
@@ -104,20 +106,42 @@ class CommitTest(unittest.TestCase):
         env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
                "GIT_COMMITTER_EMAIL": "t@t", "GIT_INDEX_FILE": os.path.join(top, "index")}
         subprocess.run(["git", "init", "-q", repo], check=True)
-        for name, text in (("a.c", "a\n"), ("gone.c", "g\n"), ("run.sh", "x\n")):
+        for name, text in (("a.c", "a\n"), ("gone.c", "g\n"), ("run.sh", "x\n"),
+                           ("lib/x/only.c", "o\n"), ("lib/keep.c", "k\n")):
+            os.makedirs(os.path.dirname(os.path.join(repo, name)), exist_ok=True)
             with open(os.path.join(repo, name), "w") as f:
                 f.write(text)
         os.chmod(os.path.join(repo, "run.sh"), 0o755)
         series.git(repo, "add", ".", env=env)
         tree_id = series.git(repo, "write-tree", env=env).strip()
         parent = series.git(repo, "commit-tree", tree_id, "-m", "pristine", env=env).strip()
-        tree = series.Tree(repo, parent)
-        tree.files = {"a.c": ["a2\n"], "new.c": ["n\n"], "gone.c": None, "run.sh": ["y\n"]}
-        c = series.commit(repo, env, parent, tree, SimpleNamespace(arg="subject"), None,
-                          SimpleNamespace(identity="t <t@t>"))
-        ls = [ln.split() for ln in series.git(repo, "ls-tree", c).splitlines()]
+        objects = series.Objects(repo, env)
+        self.addCleanup(objects.close)
+        first = series.Tree(lambda p: objects.blob(f"{parent}:{p}"))
+        first.files = {"a.c": ["a2\n"], "new/dir/n.c": ["n\n"], "gone.c": None,
+                       "run.sh": ["y\n"], "lib/x/only.c": None}
+        second = series.Tree(lambda p: objects.blob(f"{parent}:{p}"))
+        second.files = {"new/dir/n.c": ["n2\n"]}
+        c = series.write_commits(repo, env, parent,
+                                 [(first, SimpleNamespace(arg="one"), None),
+                                  (second, SimpleNamespace(arg="two"), None)],
+                                 SimpleNamespace(identity="t <t@t>"), objects)
+        ls = [ln.split() for ln in series.git(repo, "ls-tree", "-r", c).splitlines()]
         self.assertEqual([(mode, path) for mode, _, _, path in ls],
-                         [("100644", "a.c"), ("100644", "new.c"), ("100755", "run.sh")])
+                         [("100644", "a.c"), ("100644", "lib/keep.c"),
+                          ("100644", "new/dir/n.c"), ("100755", "run.sh")])
         self.assertEqual(series.git(repo, "show", f"{c}:a.c"), "a2\n")
         self.assertEqual(series.git(repo, "show", f"{c}:run.sh"), "y\n")
+        self.assertEqual(series.git(repo, "show", f"{c}:new/dir/n.c"), "n2\n")
         self.assertIn("Signed-off-by: t <t@t>", series.git(repo, "log", "-1", "--format=%B", c))
+        self.assertEqual(series.git(repo, "log", "--format=%s", c).split(),
+                         ["two", "one", "pristine"])
+        # git's index makes the same tree of the same files.
+        series.git(repo, "read-tree", parent, env=env)
+        for path in ("gone.c", "lib/x/only.c"):
+            series.git(repo, "rm", "-q", "--cached", path, env=env)
+        info = "".join(f"{mode} {series.git(repo, 'rev-parse', f'{c}:{p}').strip()}\t{p}\n"
+                       for mode, _, _, p in ls)
+        series.git(repo, "update-index", "--add", "--index-info", inp=info.encode(), env=env)
+        self.assertEqual(series.git(repo, "write-tree", env=env).strip(),
+                         series.git(repo, "rev-parse", f"{c}^{{tree}}").strip())
