@@ -194,9 +194,29 @@ def touched_paths(src, rev):
     return [p for p in out.splitlines() if p]
 
 
-def blob_of(src, rev, path):
-    r = git(src, "rev-parse", "-q", "--verify", f"{rev}:{path}", check=False)
-    return r.stdout.strip() if r.returncode == 0 else None
+def blobs_of(src, rev, paths):
+    """{path: blob id} at rev for those of paths that exist there: one
+    git ls-tree for all of them (a git rev-parse each cost 40 calls of a
+    one-line edit's apply)."""
+    if not paths:
+        return {}
+    out = git(src, "ls-tree", "-r", "-z", "--full-tree", rev, "--", *paths).stdout
+    blobs = {}
+    for entry in out.split("\0"):
+        if entry:
+            meta, path = entry.split("\t", 1)
+            blobs[path] = meta.split()[2]
+    return blobs
+
+
+def split_index(src):
+    """Turn on git's split index in src (once): the kernel's index is
+    8 MB, and git am read and wrote it whole for each of the series'
+    patches; with core.splitIndex it writes only the entries a patch
+    changed (git am of the 11 patches, by hand: 1.4 s -> 0.4 s)."""
+    if git(src, "config", "--get", "core.splitIndex", check=False).stdout.strip() != "true":
+        git(src, "config", "core.splitIndex", "true")
+        git(src, "update-index", "--split-index")
 
 
 def git_am(src, patch_paths, env, found, made_for):
@@ -205,6 +225,7 @@ def git_am(src, patch_paths, env, found, made_for):
     On failure, leave src at pristine and stop with one line that names
     the patch, its subject and the file whose hunk failed.
     """
+    split_index(src)
     git(src, "am", "--abort", check=False)
     git(src, "checkout", "-q", "-f", "--detach", "pristine")
     r = git(src, "am", "-q", "--whitespace=error-all", *patch_paths, env=env,
@@ -227,20 +248,24 @@ def am_keeping_mtimes(src, patch_paths, env, found, made_for):
     """git_am(), then give every file whose content did not change its old
     modification time back, so that make rebuilds only what changed.
     Returns (files changed, files whose mtime was kept)."""
+    old = touched_paths(src, "HEAD")
+    blobs = blobs_of(src, "HEAD", old)
     before = {}
-    for path in touched_paths(src, "HEAD"):
-        full = os.path.join(src, path)
-        if os.path.exists(full):
-            before[path] = (blob_of(src, "HEAD", path), os.stat(full).st_mtime_ns)
+    for path in old:
+        try:
+            before[path] = (blobs.get(path), os.stat(os.path.join(src, path)).st_mtime_ns)
+        except FileNotFoundError:
+            pass
     git_am(src, patch_paths, env, found, made_for)
+    new = touched_paths(src, "HEAD")
+    after = blobs_of(src, "HEAD", sorted(set(old) | set(new)))
     kept = 0
     for path, (blob, mtime) in before.items():
         full = os.path.join(src, path)
-        if os.path.exists(full) and blob_of(src, "HEAD", path) == blob:
+        if os.path.exists(full) and after.get(path) == blob:
             os.utime(full, ns=(mtime, mtime))
             kept += 1
-    changed = [p for p in touched_paths(src, "HEAD")
-               if before.get(p, (None,))[0] != blob_of(src, "HEAD", p)]
+    changed = [p for p in new if before.get(p, (None,))[0] != after.get(p)]
     return changed, kept
 
 
